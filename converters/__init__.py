@@ -1,0 +1,1 @@
+"""One module per source format. Pure: source files in, records out."""

@@ -1,0 +1,101 @@
+"""UMD converter, top-down: find files -> parse each frame (in parallel) -> build and write records.
+
+Writes ``<out>/bulk_umd/`` and ``<out>/curated_umd/`` (shards plus ``manifest.jsonl``). Frames are
+processed in (tool, frame) order so rows reach the shard writer already sorted by ``example_id``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from groundbench.converters.umd.audit import Audit, read_audit
+from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
+from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
+from groundbench.converters.umd.splits import read_splits
+from groundbench.atomic import atomic_dir
+from groundbench.errors import GroundBenchError
+from groundbench.manifests import ManifestEntry, write_manifest
+from groundbench.parallel import ordered_map, worker_count
+from groundbench.shards import ShardWriter
+
+CONFIGS = ("bulk_umd", "curated_umd")
+
+
+@dataclass(frozen=True)
+class UmdParams:
+    audit: Path
+    workers: int = 0
+    window: int = 512
+    max_image_pixels: int = 64_000_000
+    max_shard_bytes: int = 256 * 1024 * 1024
+    rows_per_batch: int = 256
+
+
+@dataclass(frozen=True)
+class Candidate:
+    frame: Frame
+    hand_labelled: bool
+    grasp_area: int
+
+
+def find_frames(root: Path) -> tuple[Path, list[Frame]]:
+    tools_root = find_tools_root(root)
+    frames = [frame for tool in list_tools(root, tools_root) for frame in list_frames(root, tool)]
+    return tools_root, frames
+
+
+def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override: int | None, audit_path: Path) -> Frame:
+    """Default rule: the hand-labelled frame with the largest grasp region (ties: earliest frame)."""
+    if override is not None:
+        match = [c for c in candidates if c.frame.index == override]
+        if not match or match[0].grasp_area == 0:
+            raise GroundBenchError(audit_path, f"tool {tool}", f"frame {override} missing or without a grasp region")
+        return match[0].frame
+    pool = [c for c in candidates if c.grasp_area > 0 and (c.hand_labelled or audit.frame_rule == "any")]
+    if not pool:
+        kind = "hand-labelled frame" if audit.frame_rule == "hand_labelled" else "frame"
+        raise GroundBenchError(audit_path, f"tool {tool}", f"no {kind} has a grasp region; cannot curate this tool")
+    best = max(pool, key=lambda c: (c.grasp_area, -c.frame.index))
+    return best.frame
+
+
+def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True) -> dict[str, int]:
+    """Convert the tree under ``root``; returns rows per config."""
+    tools_root, frames = find_frames(root)
+    splits = read_splits(tools_root.parent)
+    audit = read_audit(params.audit)
+    present = {f.tool for f in frames}
+    for entry in audit.entries:
+        if entry.tool not in present:
+            raise GroundBenchError(params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree")
+    workers = worker_count(params.workers)
+    parse = functools.partial(parse_frame, root, max_pixels=params.max_image_pixels)
+    candidates: dict[str, list[Candidate]] = {}
+    manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
+    counts = {}
+    with atomic_dir(out) as tmp:
+        with ShardWriter(tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch) as bulk:
+            parsed_frames = ordered_map(parse, frames, workers, params.window)
+            for parsed in tqdm(parsed_frames, total=len(frames), desc="umd frames", unit="frame", disable=not progress):
+                for record in bulk_records(parsed, splits.of(parsed.frame.tool)):
+                    bulk.add(record)
+                if parsed.regions:
+                    manifests["bulk_umd"][parsed.source_sha256[0]] = manifest_entry(parsed)
+                candidates.setdefault(parsed.frame.tool, []).append(
+                    Candidate(parsed.frame, parsed.hand_labelled, parsed.area_of("grasp"))
+                )
+        counts["bulk_umd"] = bulk.rows
+        with ShardWriter(tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch) as curated:
+            for entry in audit.entries:
+                frame = choose_frame(entry.tool, candidates[entry.tool], audit, entry.frame, params.audit)
+                chosen: ParsedFrame = parse_frame(root, frame, params.max_image_pixels, with_ranks=True)
+                curated.add(curated_record(chosen, splits.of(entry.tool)))
+                manifests["curated_umd"][chosen.source_sha256[0]] = manifest_entry(chosen)
+        counts["curated_umd"] = curated.rows
+        for config in CONFIGS:
+            write_manifest(tmp / config / "manifest.jsonl", manifests[config])
+    return counts

@@ -1,0 +1,125 @@
+"""Find the UMD files: the ``tools/`` tree under any root, its tool folders and frame quadruples."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from groundbench.errors import GroundBenchError
+from groundbench.paths import inside_root, relative_to
+from groundbench.schemas.vocab import UMD_CATEGORIES
+
+TOOL_DIR = re.compile(r"^(?P<category>[a-z]+)_(?P<instance>\d{2})$")
+FRAME_FILE = re.compile(
+    r"^(?P<tool>(?P<category>[a-z]+)_(?P<instance>\d{2}))_(?P<frame>\d{8})"
+    r"_(?P<kind>rgb\.jpg|depth\.png|label\.mat|label_rank\.mat)$"
+)
+SEARCH_DEPTH = 3  # the tarball's top folder varies (research/umd.md section 1)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of one tool: its four files (``rank`` may be absent)."""
+
+    tool: str
+    category: str
+    index: int
+    rgb: Path
+    depth: Path | None
+    label: Path
+    rank: Path | None
+
+    @property
+    def stem(self) -> str:
+        return f"{self.tool}_{self.index:08d}"
+
+
+def find_tools_root(root: Path) -> Path:
+    """The single ``tools/`` folder at most ``SEARCH_DEPTH`` levels below ``root``."""
+    if not root.is_dir():
+        raise GroundBenchError(root, "sources.umd", "expected a folder containing a UMD tools/ tree")
+    found: list[Path] = []
+    frontier = [root]
+    for _ in range(SEARCH_DEPTH + 1):
+        following: list[Path] = []
+        for folder in frontier:
+            for child in sorted(folder.iterdir()):
+                if child.is_dir():
+                    (found if child.name == "tools" else following).append(child)
+        if found:
+            break
+        frontier = following
+    if not found:
+        raise GroundBenchError(root, "tools/", "no tools/ folder found (expected <root>/.../tools/<category>_<NN>/)")
+    if len(found) > 1:
+        names = ", ".join(relative_to(root, p) for p in found)
+        raise GroundBenchError(root, "tools/", f"expected one tools/ folder, found {len(found)}: {names}")
+    inside_root(root, found[0], "tools/")
+    return found[0]
+
+
+def list_tools(root: Path, tools_root: Path) -> list[Path]:
+    tools = []
+    for child in sorted(tools_root.iterdir()):
+        if child.name.startswith("."):
+            continue
+        rel = relative_to(root, child)
+        if not child.is_dir():
+            raise GroundBenchError(rel, "tool folder", "expected only <category>_<NN>/ folders in tools/")
+        match = TOOL_DIR.match(child.name)
+        if not match:
+            raise GroundBenchError(rel, "tool folder", "expected a name <category>_<NN>, e.g. mug_01")
+        if match["category"] not in UMD_CATEGORIES:
+            raise GroundBenchError(
+                rel, "category", f"unknown category {match['category']!r}; expected one of {sorted(UMD_CATEGORIES)}"
+            )
+        inside_root(root, child, "tool folder")
+        tools.append(child)
+    if not tools:
+        raise GroundBenchError(relative_to(root, tools_root), "tools/", "is empty; expected <category>_<NN>/ folders")
+    return tools
+
+
+def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
+    """Group a tool folder's files by frame; every frame needs its RGB and label files."""
+    by_frame: dict[int, dict[str, Path]] = {}
+    for path in sorted(tool_dir.iterdir()):
+        if path.name.startswith("."):
+            continue
+        match = FRAME_FILE.match(path.name)
+        rel = relative_to(root, path)
+        if not match:
+            raise GroundBenchError(
+                rel, "file name", "expected <category>_<NN>_<8-digit frame>_{rgb.jpg,depth.png,label.mat,label_rank.mat}"
+            )
+        if match["tool"] != tool_dir.name:
+            raise GroundBenchError(rel, "file name", f"belongs to {match['tool']}, found in {tool_dir.name}/")
+        inside_root(root, path, "file")
+        if not path.is_file():
+            raise GroundBenchError(rel, "file", "expected a regular file")
+        by_frame.setdefault(int(match["frame"]), {})[match["kind"]] = path
+    frames = []
+    for index in sorted(by_frame):
+        files = by_frame[index]
+        stem = f"{tool_dir.name}_{index:08d}"
+        for kind in ("rgb.jpg", "label.mat"):
+            if kind not in files:
+                present = next(iter(files.values()))
+                raise GroundBenchError(
+                    relative_to(root, present), kind, f"frame {stem} has no {stem}_{kind}"
+                )
+        frames.append(
+            Frame(
+                tool=tool_dir.name,
+                category=TOOL_DIR.match(tool_dir.name)["category"],  # type: ignore[index]
+                index=index,
+                rgb=files["rgb.jpg"],
+                depth=files.get("depth.png"),
+                label=files["label.mat"],
+                rank=files.get("label_rank.mat"),
+            )
+        )
+    if not frames:
+        raise GroundBenchError(relative_to(root, tool_dir), "frames", "tool folder holds no frames")
+    return frames

@@ -1,0 +1,106 @@
+"""The UMD split files: ``category_split.txt``, ``novel_split.txt``, ``category_10_fold.txt``,
+``tool_categories.txt`` (ASCII, one tool per line; research/umd.md section 3)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from groundbench.errors import GroundBenchError
+
+SPLIT_FILES = ("category_split.txt", "novel_split.txt", "category_10_fold.txt", "tool_categories.txt")
+_TOOL = r"[a-z]+_\d{2}"
+_SPLIT_LINE = re.compile(rf"^(?P<code>\d+) (?P<tool>{_TOOL})$")
+_FOLD_LINE = re.compile(rf"^folds:(?P<bits>( [01]){{10}})\s+object: (?P<tool>{_TOOL})$")
+_SPLIT_NAMES = {"1": "train", "2": "test"}
+
+
+@dataclass(frozen=True)
+class ToolSplits:
+    category_split: str | None = None
+    novel_split: str | None = None
+    category_id: int | None = None
+    heldout_folds: tuple[int, ...] = ()
+
+
+@dataclass
+class Splits:
+    """Per-tool split fields; tools absent from a file get ``None`` for that file."""
+
+    by_tool: dict[str, ToolSplits] = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
+
+    def of(self, tool: str) -> ToolSplits:
+        return self.by_tool.get(tool, ToolSplits())
+
+
+def _lines(path: Path) -> list[str]:
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise GroundBenchError(path, f"byte {exc.start}", "expected ASCII text") from exc
+    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+
+
+def parse_split_file(path: Path, allowed_codes: dict[str, str] | None = None) -> dict[str, str]:
+    """``<code> <tool>`` per line; with ``allowed_codes`` the code is mapped through it."""
+    result: dict[str, str] = {}
+    for number, line in enumerate(_lines(path), start=1):
+        match = _SPLIT_LINE.match(line)
+        if not match:
+            raise GroundBenchError(path, f"line {number}", f"expected '<code> <tool>', got {line!r}")
+        code, tool = match["code"], match["tool"]
+        if allowed_codes is not None and code not in allowed_codes:
+            raise GroundBenchError(
+                path, f"line {number}", f"expected code in {sorted(allowed_codes)}, got {code!r}"
+            )
+        if tool in result:
+            raise GroundBenchError(path, f"line {number}", f"tool {tool} listed twice")
+        result[tool] = allowed_codes[code] if allowed_codes is not None else code
+    return result
+
+
+def parse_fold_file(path: Path) -> dict[str, tuple[int, ...]]:
+    """``folds: b0 .. b9    object: <tool>``; returns the folds (0-based) the tool is held out in."""
+    result: dict[str, tuple[int, ...]] = {}
+    for number, line in enumerate(_lines(path), start=1):
+        match = _FOLD_LINE.match(line)
+        if not match:
+            raise GroundBenchError(
+                path, f"line {number}", f"expected 'folds: <10 bits>    object: <tool>', got {line!r}"
+            )
+        bits = match["bits"].split()
+        result[match["tool"]] = tuple(i for i, bit in enumerate(bits) if bit == "1")
+    return result
+
+
+def read_splits(folder: Path) -> Splits:
+    """Read whichever split files sit in ``folder`` (next to ``tools/``)."""
+    splits = Splits()
+    category: dict[str, str] = {}
+    novel: dict[str, str] = {}
+    ids: dict[str, str] = {}
+    folds: dict[str, tuple[int, ...]] = {}
+    for name in SPLIT_FILES:
+        path = folder / name
+        if not path.is_file():
+            continue
+        splits.files[name] = path
+        if name == "category_split.txt":
+            category = parse_split_file(path, _SPLIT_NAMES)
+        elif name == "novel_split.txt":
+            novel = parse_split_file(path, _SPLIT_NAMES)
+        elif name == "tool_categories.txt":
+            ids = parse_split_file(path)
+        else:
+            folds = parse_fold_file(path)
+    for tool in sorted(set(category) | set(novel) | set(ids) | set(folds)):
+        splits.by_tool[tool] = ToolSplits(
+            category_split=category.get(tool),
+            novel_split=novel.get(tool),
+            category_id=int(ids[tool]) if tool in ids else None,
+            heldout_folds=folds.get(tool, ()),
+        )
+    return splits

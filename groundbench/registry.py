@@ -1,0 +1,26 @@
+"""Which configs exist, which source feeds each, and what a row of each is."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    name: str
+    source: str  # key under `sources:` in params.yaml
+    stratum: str
+    row: str  # what one row is
+
+
+CONFIGS: tuple[ConfigInfo, ...] = (
+    ConfigInfo("curated_umd", "umd", "curated", "one audited tool, one representative frame, grasp target"),
+    ConfigInfo("bulk_umd", "umd", "bulk", "one (frame, affordance region)"),
+)
+
+BY_NAME = {c.name: c for c in CONFIGS}
+DEFAULT_CONFIG = "curated_umd"
+
+
+def configs_of(source: str) -> list[ConfigInfo]:
+    return [c for c in CONFIGS if c.source == source]

@@ -1,0 +1,140 @@
+"""Arrow shards: sorted rows, size-capped files, HF features metadata, written atomically.
+
+A config's shards live in one folder as ``test-00000-of-0000N.arrow`` (Arrow IPC file format, which
+has a footer, so a truncated shard fails to open instead of yielding fewer rows). The writer streams:
+rows arrive in ``example_id`` order and are flushed in fixed-size record batches, so memory stays
+bounded by one batch whatever the config's size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import pyarrow as pa
+
+from groundbench.atomic import atomic_dir
+from groundbench.errors import GroundBenchError
+from groundbench.schemas.features import arrow_schema
+
+SHARD_GLOB = "test-*.arrow"
+SPLIT = "test"
+
+
+class ShardWriter:
+    """Write one config's rows, sorted by ``example_id``, into capped shards inside ``folder``."""
+
+    def __init__(self, folder: Path, max_shard_bytes: int, rows_per_batch: int) -> None:
+        self.folder = folder
+        self.max_shard_bytes = max_shard_bytes
+        self.rows_per_batch = rows_per_batch
+        self.schema = arrow_schema()
+        self.rows = 0
+        self.bytes = 0
+        self._buffer: list[dict[str, Any]] = []
+        self._last_id: str | None = None
+        self._files: list[Path] = []
+        self._writer: pa.ipc.RecordBatchFileWriter | None = None
+        self._sink: Any = None
+        self._file_bytes = 0
+        self._dir_context = atomic_dir(folder)
+        self._tmp: Path | None = None
+
+    def __enter__(self) -> ShardWriter:
+        self._tmp = self._dir_context.__enter__()
+        return self
+
+    def add(self, record: dict[str, Any]) -> None:
+        example_id = record["example_id"]
+        if self._last_id is not None and example_id <= self._last_id:
+            raise GroundBenchError(
+                self.folder, "example_id", f"rows must arrive strictly sorted: {example_id!r} after {self._last_id!r}"
+            )
+        self._last_id = example_id
+        self._buffer.append(record)
+        if len(self._buffer) >= self.rows_per_batch:
+            self._flush()
+
+    def add_batch(self, batch: pa.RecordBatch) -> None:
+        """Append an already-built batch (same schema); ids are checked for order."""
+        ids = batch.column("example_id").to_pylist()
+        for example_id in ids:
+            if self._last_id is not None and example_id <= self._last_id:
+                raise GroundBenchError(self.folder, "example_id", f"rows not strictly sorted at {example_id!r}")
+            self._last_id = example_id
+        self._write_batch(batch)
+
+    def _flush(self) -> None:
+        if not self._buffer:
+            return
+        try:
+            batch = pa.RecordBatch.from_pylist(self._buffer, schema=self.schema)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as exc:
+            raise GroundBenchError(self.folder, "record", f"does not match the record schema: {exc}") from exc
+        self._buffer = []
+        self._write_batch(batch)
+
+    def _write_batch(self, batch: pa.RecordBatch) -> None:
+        assert self._tmp is not None, "use ShardWriter as a context manager"
+        size = batch.nbytes
+        if self._writer is not None and self._file_bytes and self._file_bytes + size > self.max_shard_bytes:
+            self._close_file()
+        if self._writer is None:
+            path = self._tmp / f"part-{len(self._files):05d}.arrow"
+            self._files.append(path)
+            self._sink = pa.OSFile(str(path), "wb")
+            self._writer = pa.ipc.new_file(self._sink, self.schema)
+            self._file_bytes = 0
+        self._writer.write_batch(batch)
+        self._file_bytes += size
+        self.rows += batch.num_rows
+        self.bytes += size
+
+    def _close_file(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._sink.close()
+            self._writer = None
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if exc_type is None:
+                self._flush()
+                if not self._files:  # an empty config still gets one (empty) shard with its schema
+                    self._write_batch(pa.RecordBatch.from_pylist([], schema=self.schema))
+            self._close_file()
+            if exc_type is None:
+                total = len(self._files)
+                for number, path in enumerate(self._files):
+                    path.rename(path.with_name(f"{SPLIT}-{number:05d}-of-{total:05d}.arrow"))
+        finally:
+            self._dir_context.__exit__(exc_type, exc, tb)
+
+
+def shard_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob(SHARD_GLOB))
+
+
+def open_shard(path: Path) -> pa.ipc.RecordBatchFileReader:
+    try:
+        return pa.ipc.open_file(pa.memory_map(str(path)))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise GroundBenchError(path, "file", f"not a complete Arrow IPC file ({exc})") from exc
+
+
+def iter_batches(folder: Path) -> Iterator[pa.RecordBatch]:
+    for path in shard_files(folder):
+        reader = open_shard(path)
+        for index in range(reader.num_record_batches):
+            yield reader.get_batch(index)
+
+
+def read_table(folder: Path) -> pa.Table:
+    tables = [open_shard(path).read_all() for path in shard_files(folder)]
+    if not tables:
+        return arrow_schema().empty_table()
+    return pa.concat_tables(tables)

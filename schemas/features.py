@@ -1,0 +1,129 @@
+"""The core record as ``datasets.Features``; the Arrow schema is derived from it, never written twice.
+
+Coordinates are absolute pixels in the image's own frame, origin top-left, x right, y down, on the
+continuous plane: pixel (col, row) covers [col, col+1) x [row, row+1). A box is [x0, y0, x1, y1]
+with 0 <= x0 < x1 <= width (a region's tight box is [min col, min row, max col + 1, max row + 1]),
+and a point lies in the pixel (floor(x), floor(y)).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+from datasets import Features, Image, List, Value
+
+# Bump on any change to the columns below; stored in every shard's metadata.
+FORMAT_VERSION = "1.0.0"
+FORMAT_METADATA_KEY = b"groundbench"
+
+
+def _f64() -> Value:
+    return Value("float64")
+
+
+def _str() -> Value:
+    return Value("string")
+
+
+PART = {
+    "part_id": _str(),
+    "category": _str(),
+    "action": _str(),
+    "bbox_xyxy": List(_f64(), length=4),
+    "point_xy": List(_f64(), length=2),
+    "box_quality": _str(),
+    "joint_type": _str(),
+    "motion_axis_3d": List(_f64()),  # empty when unknown
+    "motion_axis_2d": List(_f64()),  # unit image direction; empty when unknown
+    "mask_area": Value("int64"),  # pixels of the part's mask; null when no mask exists
+    "secondary_actions": List(_str()),  # lower-ranked affordances of the region, when known
+}
+
+CAMERA = {
+    "fx": _f64(),
+    "fy": _f64(),
+    "cx": _f64(),
+    "cy": _f64(),
+    "world2camera_rotation": List(_f64()),  # row-major 3x3, empty when unknown
+    "world2camera_translation": List(_f64()),
+}
+
+UMD_EXTRAS = {
+    "tool_id": _str(),
+    "frame_index": Value("int32"),
+    "labelling": _str(),  # "hand" or "automatic"
+    "labelling_evidence": _str(),  # "gt_type" (read from the file) or "frame_rule" (every third)
+    "category_id": Value("int32"),
+    "category_split": _str(),  # train / test / null when the tool is not listed
+    "novel_split": _str(),
+    "heldout_folds": List(Value("int32")),
+    "has_label_rank": Value("bool"),
+}
+
+FEATURES = Features(
+    {
+        "example_id": _str(),
+        "source": _str(),
+        "stratum": _str(),
+        "object_id": _str(),
+        "object_category": _str(),
+        "image": Image(),
+        "image_sha256": _str(),
+        "width": Value("int32"),
+        "height": Value("int32"),
+        "render": {"kind": _str(), "highlighted_part_id": _str(), "camera": CAMERA},
+        "object_bbox_xyxy": List(_f64(), length=4),
+        "parts": List(PART),
+        "target_part_id": _str(),
+        "target_action": _str(),
+        "original_target_part_id": _str(),
+        "original_action": _str(),
+        "conditions": List(_str()),
+        "instruction": _str(),
+        "answer_type": _str(),
+        "success_rule": {"kind": _str(), "coverage_min": _f64(), "precision_min": _f64()},
+        "exclusion_tags": List(_str()),
+        "excluded": Value("bool"),
+        "baselines": {"image_center_distance": _f64(), "object_center_distance": _f64()},
+        "provenance": {
+            "source_paths": List(_str()),
+            "source_sha256": List(_str()),
+            "converter": _str(),
+            "converter_version": _str(),
+        },
+        "extras": {"umd": UMD_EXTRAS},
+    }
+)
+
+COLUMNS: tuple[str, ...] = tuple(FEATURES)
+
+
+def arrow_schema() -> pa.Schema:
+    """The exact Arrow schema of a shard: HF features metadata plus the format version."""
+    schema = FEATURES.arrow_schema
+    metadata = dict(schema.metadata or {})
+    metadata[FORMAT_METADATA_KEY] = json.dumps(
+        {"format_version": FORMAT_VERSION}, sort_keys=True
+    ).encode()
+    return schema.with_metadata(metadata)
+
+
+def format_version_of(schema: pa.Schema) -> str | None:
+    raw = (schema.metadata or {}).get(FORMAT_METADATA_KEY)
+    if raw is None:
+        return None
+    return str(json.loads(raw)["format_version"])
+
+
+def new_record(**fields: object) -> dict[str, object]:
+    """A record with every column present: lists empty, the rest null, then ``fields`` applied."""
+    unknown = set(fields) - set(COLUMNS)
+    if unknown:
+        raise KeyError(f"not record columns: {sorted(unknown)}")
+    record: dict[str, object] = {
+        name: [] if name in ("parts", "conditions", "exclusion_tags") else None for name in COLUMNS
+    }
+    record["excluded"] = False
+    record.update(fields)
+    return record

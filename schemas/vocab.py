@@ -1,0 +1,75 @@
+"""Vocabularies shared by every source. Versioned: change a list, bump ``VOCAB_VERSION``."""
+
+from __future__ import annotations
+
+VOCAB_VERSION = "1"
+
+# The paper's 11-action vocabulary (section 3.1); anything else normalizes to NO_ACTION and is counted.
+ACTIONS: tuple[str, ...] = (
+    "push",
+    "pull",
+    "lift-vertical",
+    "rotate",
+    "grasp",
+    "cut",
+    "scoop",
+    "contain",
+    "pound",
+    "support",
+    "wrap-grasp",
+)
+NO_ACTION = "none"
+
+# UMD `gt_label` ids (README.txt of the release; SRFAff_v1 label_classes.m). 0 is background.
+UMD_LABELS: dict[int, str] = {
+    1: "grasp",
+    2: "cut",
+    3: "scoop",
+    4: "contain",
+    5: "pound",
+    6: "support",
+    7: "wrap-grasp",
+}
+
+# UMD tool categories with their ids from `tool_categories.txt` (alphabetical, 1-based).
+UMD_CATEGORIES: dict[str, int] = {
+    name: index
+    for index, name in enumerate(
+        (
+            "bowl", "cup", "hammer", "knife", "ladle", "mallet", "mug", "pot", "saw", "scissors",
+            "scoop", "shears", "shovel", "spoon", "tenderizer", "trowel", "turner",
+        ),
+        start=1,
+    )
+}
+
+# How a part's box was obtained.
+BOX_QUALITIES: tuple[str, ...] = ("exact", "approximate", "from-mask")
+
+# Joint types: URDF ones for articulated parts, "rigid" for regions of a rigid tool (UMD), "none"
+# where the source has no mechanics (GUI).
+JOINT_TYPES: tuple[str, ...] = ("prismatic", "revolute", "continuous", "fixed", "rigid", "none")
+
+STRATA: tuple[str, ...] = ("curated", "bulk", "counterfactual", "contrast", "suite")
+
+# How the image was made. A highlighted render shows the answer, which restricts the conditions.
+RENDER_KINDS: tuple[str, ...] = ("photo", "clean", "highlighted", "screenshot")
+
+# Every reason a row can be kept but excluded from evaluation (paper sections 3.4 and 5).
+EXCLUSION_TAGS: tuple[str, ...] = (
+    "highlight_mismatch",
+    "closed_pose_ambiguous",
+    "box_projection_mismatch",
+    "no_render",
+    "box_clamped",
+)
+
+
+def normalize_action(raw: str | None) -> str:
+    """Map a source's action string onto the vocabulary; unknown strings become ``none``."""
+    if raw is None:
+        return NO_ACTION
+    text = raw.strip().lower().replace("_", "-").replace(" ", "-")
+    aliases = {"w-grasp": "wrap-grasp", "wgrasp": "wrap-grasp", "lift": "lift-vertical"}
+    text = aliases.get(text, text)
+    return text if text in ACTIONS else NO_ACTION
