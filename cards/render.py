@@ -22,7 +22,8 @@ def _text(name: str) -> str:
 
 def render_body(facts: list[ConfigFacts], version: str, default: str) -> str:
     rows = "\n".join(
-        f"| `{f.name}` | {f.source} | {f.stratum} | {f.rows} | {f.excluded} | {f.images} | {f.image_bytes} | {f.shard_bytes} |"
+        f"| `{f.name}` | {f.source} | {f.stratum} | {f.rows} | {f.excluded} | {f.images} "
+        f"| {f.image_bytes} | {f.shard_bytes} |"
         for f in facts
     )
     sources = sorted({f.source for f in facts})

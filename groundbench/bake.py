@@ -58,7 +58,9 @@ def bake_config(
             writer.add_batch(batch)
     unused = sorted(set(manifest) - used)
     if unused:
-        raise GroundBenchError(interim / "manifest.jsonl", "sha256", f"{len(unused)} listed image(s) used by no row, e.g. {unused[0]}")
+        raise GroundBenchError(
+            interim / "manifest.jsonl", "sha256", f"{len(unused)} listed image(s) used by no row, e.g. {unused[0]}"
+        )
     write_manifest(manifest_out, manifest)
     return BakeResult(
         rows=writer.rows,

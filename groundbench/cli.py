@@ -80,7 +80,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):
         table.add_column(column, justify="left" if column in ("config", "stratum") else "right")
     for f in facts:
-        table.add_row(f.name, f.stratum, str(f.rows), str(f.excluded), str(f.images), f"{f.image_bytes:,}", f"{f.shard_bytes:,}")
+        table.add_row(
+            f.name, f.stratum, str(f.rows), str(f.excluded), str(f.images), f"{f.image_bytes:,}", f"{f.shard_bytes:,}"
+        )
     out.print(table)
     return 0
 
@@ -93,7 +95,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     configs = args.configs or built_configs(root)
     report = verify(root / "data", configs)
     for line in report.mismatches:
-        out.print(f"MISMATCH {line}", markup=False, highlight=False)
+        print(f"MISMATCH {line}")  # plain print: one unwrapped line per mismatch, for grep
     status = "FAILED" if report.mismatches else "ok"
     console.print(
         f"verify {status}: {len(configs)} configs, {report.checked_files} files, "
@@ -126,7 +128,11 @@ def build_parser() -> argparse.ArgumentParser:
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
     add("assemble", cmd_assemble, "Write the Hugging Face dataset folder data/groundbench/ (card + shards).")
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
-    p = add("verify", cmd_verify, "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.")
+    p = add(
+        "verify",
+        cmd_verify,
+        "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
+    )
     p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
     return parser
 

@@ -41,7 +41,9 @@ def chosen_default(facts: list[ConfigFacts], default: str) -> str:
 
 def card_data(facts: list[ConfigFacts], default: str, version: str) -> DatasetCardData:
     total = sum(f.rows for f in facts)
-    size = "n<1K" if total < 1000 else "1K<n<10K" if total < 10_000 else "10K<n<100K" if total < 100_000 else "100K<n<1M"
+    size = (
+        "n<1K" if total < 1000 else "1K<n<10K" if total < 10_000 else "10K<n<100K" if total < 100_000 else "100K<n<1M"
+    )
     data = DatasetCardData(
         pretty_name="GroundBench",
         license="other",
@@ -83,5 +85,7 @@ def assemble(folder: Path, shards_root: Path, facts: list[ConfigFacts], default:
             for shard in shard_files(shards_root / fact.name):
                 shutil.copyfile(shard, target / shard.name)
         data = card_data(facts, default, version)
-        card = DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{render_body(facts, version, chosen_default(facts, default))}")
+        card = DatasetCard(
+            f"---\n{data.to_yaml()}\n---\n\n{render_body(facts, version, chosen_default(facts, default))}"
+        )
         (tmp / "README.md").write_text(str(card), encoding="utf-8")

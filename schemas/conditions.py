@@ -17,9 +17,7 @@ CONDITIONS: dict[str, frozenset[str]] = {
     "part_named": frozenset({"object_category", "target_identity"}),
     "localization_only": frozenset({"object_category", "target_region"}),
     "localization_shown": frozenset({"object_category", "target_identity", "target_region"}),
-    "mechanics_shown": frozenset(
-        {"object_category", "target_identity", "target_region", "mechanics"}
-    ),
+    "mechanics_shown": frozenset({"object_category", "target_identity", "target_region", "mechanics"}),
 }
 
 EDGES: tuple[tuple[str, str], ...] = (

@@ -103,9 +103,7 @@ def arrow_schema() -> pa.Schema:
     """The exact Arrow schema of a shard: HF features metadata plus the format version."""
     schema = FEATURES.arrow_schema
     metadata = dict(schema.metadata or {})
-    metadata[FORMAT_METADATA_KEY] = json.dumps(
-        {"format_version": FORMAT_VERSION}, sort_keys=True
-    ).encode()
+    metadata[FORMAT_METADATA_KEY] = json.dumps({"format_version": FORMAT_VERSION}, sort_keys=True).encode()
     return schema.with_metadata(metadata)
 
 

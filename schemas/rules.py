@@ -39,13 +39,7 @@ def _parts(data: pa.PolarsData) -> pl.LazyFrame:
 
 def _all_parts(data: pa.PolarsData, ok: pl.Expr) -> pl.LazyFrame:
     """Per record: does every candidate part satisfy ``ok``? (one output row per record, in order)"""
-    return (
-        _parts(data)
-        .group_by("_row")
-        .agg(ok.fill_null(False).all().alias("ok"))
-        .sort("_row")
-        .select("ok")
-    )
+    return _parts(data).group_by("_row").agg(ok.fill_null(False).all().alias("ok")).sort("_row").select("ok")
 
 
 def _per_row(data: pa.PolarsData, expr: pl.Expr) -> pl.LazyFrame:
@@ -104,13 +98,7 @@ def conditions_valid_for_stratum(data: pa.PolarsData) -> pl.LazyFrame:
     suite = pl.col("stratum") == "suite"
     all_ok = pl.col("conditions").list.eval(pl.element().is_in(list(ALL_CONDITIONS))).list.all()
     safe_ok = pl.col("conditions").list.eval(pl.element().is_in(list(HIGHLIGHT_SAFE))).list.all()
-    ok = (
-        pl.when(suite)
-        .then(pl.col("conditions").list.len() == 0)
-        .when(highlighted)
-        .then(safe_ok)
-        .otherwise(all_ok)
-    )
+    ok = pl.when(suite).then(pl.col("conditions").list.len() == 0).when(highlighted).then(safe_ok).otherwise(all_ok)
     return _per_row(data, ok.fill_null(False))
 
 
@@ -169,9 +157,7 @@ RECORD_SCHEMA = pa.DataFrameSchema(
 def check_arrow_schema(schema: pyarrow.Schema, where: str) -> None:
     expected = arrow_schema()
     if not schema.equals(expected, check_metadata=True):
-        differing = [
-            f.name for f in expected if f.name not in schema.names or schema.field(f.name).type != f.type
-        ]
+        differing = [f.name for f in expected if f.name not in schema.names or schema.field(f.name).type != f.type]
         extra = [name for name in schema.names if name not in expected.names]
         detail = f"columns differing: {differing}, unexpected: {extra}" if differing or extra else "metadata differs"
         raise GroundBenchError(where, "schema", f"expected the exact GroundBench record schema; {detail}")
@@ -194,10 +180,16 @@ def _summarise(exc: Exception, frame: pl.DataFrame) -> str:
     if not isinstance(failures, pl.DataFrame) or failures.is_empty():
         return str(exc).splitlines()[0]
     ids = frame["example_id"]
+    failures = failures.with_columns(
+        pl.when(pl.col("schema_context") == "Column")
+        .then(pl.col("column").cast(pl.String) + ": " + pl.col("check").cast(pl.String))
+        .otherwise(pl.col("check").cast(pl.String))
+        .alias("rule")
+    )
     lines = []
-    for check in sorted(set(failures["check"].cast(pl.String).to_list())):
-        rows = failures.filter(pl.col("check").cast(pl.String) == check)
+    for rule in sorted(set(failures["rule"].to_list())):
+        rows = failures.filter(pl.col("rule") == rule)
         index = [i for i in rows["index"].to_list() if i is not None][:3]
         where = ", ".join(str(ids[i]) for i in index if i < len(ids)) or "whole table"
-        lines.append(f"{check} failed on {rows.height} row(s), e.g. {where}")
+        lines.append(f"{rule} failed on {rows.height} row(s), e.g. {where}")
     return "; ".join(lines)

@@ -36,8 +36,23 @@ UMD_CATEGORIES: dict[str, int] = {
     name: index
     for index, name in enumerate(
         (
-            "bowl", "cup", "hammer", "knife", "ladle", "mallet", "mug", "pot", "saw", "scissors",
-            "scoop", "shears", "shovel", "spoon", "tenderizer", "trowel", "turner",
+            "bowl",
+            "cup",
+            "hammer",
+            "knife",
+            "ladle",
+            "mallet",
+            "mug",
+            "pot",
+            "saw",
+            "scissors",
+            "scoop",
+            "shears",
+            "shovel",
+            "spoon",
+            "tenderizer",
+            "trowel",
+            "turner",
         ),
         start=1,
     )

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from groundbench.atomic import atomic_dir
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
 from groundbench.converters.umd.splits import read_splits
-from groundbench.atomic import atomic_dir
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import ManifestEntry, write_manifest
 from groundbench.parallel import ordered_map, worker_count
@@ -71,7 +71,9 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
     present = {f.tool for f in frames}
     for entry in audit.entries:
         if entry.tool not in present:
-            raise GroundBenchError(params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree")
+            raise GroundBenchError(
+                params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree"
+            )
     workers = worker_count(params.workers)
     parse = functools.partial(parse_frame, root, max_pixels=params.max_image_pixels)
     candidates: dict[str, list[Candidate]] = {}

@@ -91,7 +91,9 @@ def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
         rel = relative_to(root, path)
         if not match:
             raise GroundBenchError(
-                rel, "file name", "expected <category>_<NN>_<8-digit frame>_{rgb.jpg,depth.png,label.mat,label_rank.mat}"
+                rel,
+                "file name",
+                "expected <category>_<NN>_<8-digit frame>_{rgb.jpg,depth.png,label.mat,label_rank.mat}",
             )
         if match["tool"] != tool_dir.name:
             raise GroundBenchError(rel, "file name", f"belongs to {match['tool']}, found in {tool_dir.name}/")
@@ -106,9 +108,7 @@ def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
         for kind in ("rgb.jpg", "label.mat"):
             if kind not in files:
                 present = next(iter(files.values()))
-                raise GroundBenchError(
-                    relative_to(root, present), kind, f"frame {stem} has no {stem}_{kind}"
-                )
+                raise GroundBenchError(relative_to(root, present), kind, f"frame {stem} has no {stem}_{kind}")
         frames.append(
             Frame(
                 tool=tool_dir.name,

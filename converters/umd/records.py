@@ -63,7 +63,9 @@ def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = Fa
         info = inspect_image(depth, depth_rel, max_pixels)
         if info.format != "PNG" or (info.height, info.width) != shape:
             raise GroundBenchError(
-                depth_rel, "depth", f"expected a {shape[1]}x{shape[0]} PNG, got {info.format} {info.width}x{info.height}"
+                depth_rel,
+                "depth",
+                f"expected a {shape[1]}x{shape[0]} PNG, got {info.format} {info.width}x{info.height}",
             )
         paths.append(depth_rel)
         hashes.append(sha256_bytes(depth))
@@ -81,9 +83,7 @@ def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = Fa
         if with_ranks:  # decoding every rank map would triple the cost; curated frames only
             ranks = parse_rank(rank_bytes, rank_rel, shape)
             present = np.unique(label.labels)
-            secondary = {
-                UMD_LABELS[int(k)]: secondary_actions(label.labels, ranks, int(k)) for k in present if k > 0
-            }
+            secondary = {UMD_LABELS[int(k)]: secondary_actions(label.labels, ranks, int(k)) for k in present if k > 0}
     return ParsedFrame(
         frame=frame,
         rgb=rgb,
@@ -125,7 +125,9 @@ def _part(region: Region, secondary: tuple[str, ...]) -> dict[str, object]:
     }
 
 
-def _record(parsed: ParsedFrame, splits: ToolSplits, example_id: str, stratum: str, target: Region) -> dict[str, object]:
+def _record(
+    parsed: ParsedFrame, splits: ToolSplits, example_id: str, stratum: str, target: Region
+) -> dict[str, object]:
     frame = parsed.frame
     return new_record(
         example_id=example_id,

@@ -60,12 +60,18 @@ SAMPLE_TOOLS: tuple[SampleTool, ...] = (
     SampleTool(
         "hammer_01",
         (Shape(GRASP, "rect", (-60, 0), (170, 26)), Shape(POUND, "rect", (45, 0), (40, 95))),
-        True, 1, 1, (0,),
+        True,
+        1,
+        1,
+        (0,),
     ),
     SampleTool(
         "knife_01",
         (Shape(GRASP, "rect", (-80, 0), (110, 24)), Shape(CUT, "rect", (60, 0), (170, 30))),
-        True, 2, 1, (1, 4),
+        True,
+        2,
+        1,
+        (1, 4),
     ),
     SampleTool(
         "mug_01",
@@ -74,22 +80,39 @@ SAMPLE_TOOLS: tuple[SampleTool, ...] = (
             Shape(CONTAIN, "ellipse", (0, -50), (48, 18)),
             Shape(GRASP, "rect", (80, 0), (40, 80), hidden_from=5),
         ),
-        True, 2, 1, (3,),
+        True,
+        2,
+        1,
+        (3,),
     ),
     SampleTool(
         "spoon_01",
         (Shape(GRASP, "rect", (-50, 0), (150, 16)), Shape(SCOOP, "ellipse", (60, 0), (40, 26))),
-        False, 1, 1, (),
+        False,
+        1,
+        1,
+        (),
     ),
     SampleTool(
         "turner_01",
         (Shape(GRASP, "rect", (-70, 0), (140, 20)), Shape(SUPPORT, "rect", (60, 0), (100, 70))),
-        False, 2, 2, (5,),
+        False,
+        2,
+        2,
+        (5,),
     ),
 )
 
-COLOURS = {0: (40, 40, 40), GRASP: (30, 60, 160), CUT: (200, 200, 210), SCOOP: (170, 170, 180),
-           CONTAIN: (60, 140, 200), POUND: (90, 90, 100), SUPPORT: (150, 150, 150), WRAP: (50, 120, 180)}
+COLOURS = {
+    0: (40, 40, 40),
+    GRASP: (30, 60, 160),
+    CUT: (200, 200, 210),
+    SCOOP: (170, 170, 180),
+    CONTAIN: (60, 140, 200),
+    POUND: (90, 90, 100),
+    SUPPORT: (150, 150, 150),
+    WRAP: (50, 120, 180),
+}
 
 
 def _rotate(points: np.ndarray, angle: float) -> np.ndarray:
@@ -112,8 +135,16 @@ def draw_labels(tool: SampleTool, frame: int) -> np.ndarray:
             polygon = np.round(_rotate(corners, angle) + offset).astype(np.int32)
             cv2.fillPoly(labels, [polygon], int(shape.label))
         else:
-            cv2.ellipse(labels, (int(round(offset[0])), int(round(offset[1]))), (int(w), int(h)),
-                        math.degrees(angle), 0, 360, int(shape.label), thickness=-1)
+            cv2.ellipse(
+                labels,
+                (int(round(offset[0])), int(round(offset[1]))),
+                (int(w), int(h)),
+                math.degrees(angle),
+                0,
+                360,
+                int(shape.label),
+                thickness=-1,
+            )
     return labels
 
 

@@ -53,9 +53,7 @@ def parse_split_file(path: Path, allowed_codes: dict[str, str] | None = None) ->
             raise GroundBenchError(path, f"line {number}", f"expected '<code> <tool>', got {line!r}")
         code, tool = match["code"], match["tool"]
         if allowed_codes is not None and code not in allowed_codes:
-            raise GroundBenchError(
-                path, f"line {number}", f"expected code in {sorted(allowed_codes)}, got {code!r}"
-            )
+            raise GroundBenchError(path, f"line {number}", f"expected code in {sorted(allowed_codes)}, got {code!r}")
         if tool in result:
             raise GroundBenchError(path, f"line {number}", f"tool {tool} listed twice")
         result[tool] = allowed_codes[code] if allowed_codes is not None else code
