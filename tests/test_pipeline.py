@@ -185,3 +185,11 @@ def test_a_null_source_leaves_its_configs_out(project: Path) -> None:
     assert "curated_umd" not in card.split("---")[1]
     assert not shard_files(project / SHARDS / "curated_umd")
     assert not os.listdir(project / IMAGES)
+
+
+def test_loader_helpers_load_and_filter_excluded_rows(built: Path, tmp_path: Path) -> None:
+    from groundbench.loaders import excluded_free, load_config
+
+    dataset = load_config("bulk_umd", built / HF_FOLDER, cache_dir=tmp_path / "cache")
+    assert dataset.num_rows == 70
+    assert excluded_free(dataset).num_rows == 70 - sum(dataset["excluded"])
