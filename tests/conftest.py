@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -49,6 +50,16 @@ def project(tmp_path: Path, umd_tree: Path) -> Path:
     params["umd"]["workers"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     return root
+
+
+def digests(root: Path, folders: tuple[str, ...]) -> dict[str, str]:
+    """sha256 of every file under ``folders`` (relative to ``root``), keyed by relative path."""
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in folders
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
 
 
 def run_cli(root: Path, *args: str) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -11,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, digests
 
 TRACKED_OUTPUTS = (
     "data/sources/sample/umd",
@@ -41,15 +40,6 @@ def _run(cwd: Path, *command: str) -> str:
     result = subprocess.run(command, cwd=cwd, env=_env(), capture_output=True, text=True, check=False)
     assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
     return result.stdout + result.stderr
-
-
-def _digests(root: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for folder in TRACKED_OUTPUTS
-        for path in sorted((root / folder).rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +79,8 @@ def test_push_then_clone_and_pull_restores_byte_identical_data(repo: Path, tmp_p
     clone = tmp_path / "clone"
     _run(tmp_path, "git", "clone", "-q", str(repo), str(clone))
     _run(clone, "dvc", "pull")
-    assert _digests(clone) == _digests(repo)
-    assert len(_digests(clone)) > 40
+    assert digests(clone, TRACKED_OUTPUTS) == digests(repo, TRACKED_OUTPUTS)
+    assert len(digests(clone, TRACKED_OUTPUTS)) > 40
     _run(clone, sys.executable, "-m", "groundbench.cli", "verify")
     status = _run(clone, "dvc", "status")
     assert "up to date" in status

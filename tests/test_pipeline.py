@@ -20,19 +20,10 @@ from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
 from groundbench.schemas.features import FORMAT_VERSION, format_version_of
 from groundbench.schemas.rules import validate_table
 from groundbench.shards import open_shard, read_table, shard_files
-from tests.conftest import build_all, run_cli
+from tests.conftest import build_all, digests, run_cli
 
 CONFIGS = ("bulk_umd", "curated_umd")
 OUTPUTS = ("data/shards", "data/manifests", "data/images", "data/groundbench")
-
-
-def _digests(root: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for folder in OUTPUTS
-        for path in sorted((root / folder).rglob("*"))
-        if path.is_file()
-    }
 
 
 @pytest.fixture
@@ -50,7 +41,7 @@ def test_two_builds_are_byte_identical(built: Path, tmp_path: Path, umd_sample: 
     params["umd"]["workers"] = 2  # parallel and serial conversion must agree too
     (other / "params.yaml").write_text(yaml.safe_dump(params))
     build_all(other)
-    first, second = _digests(built), _digests(other)
+    first, second = digests(built, OUTPUTS), digests(other, OUTPUTS)
     assert len(first) > 40
     assert first == second
 
