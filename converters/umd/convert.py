@@ -66,7 +66,7 @@ def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override:
 def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True) -> dict[str, int]:
     """Convert the tree under ``root``; returns rows per config."""
     tools_root, frames = find_frames(root)
-    splits = read_splits(tools_root.parent)
+    splits = read_splits(tools_root.parent, root)
     audit = read_audit(params.audit)
     present = {f.tool for f in frames}
     for entry in audit.entries:

@@ -105,10 +105,12 @@ def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
     for index in sorted(by_frame):
         files = by_frame[index]
         stem = f"{tool_dir.name}_{index:08d}"
-        for kind in ("rgb.jpg", "label.mat"):
+        for kind, partner in (("label.mat", "rgb.jpg"), ("rgb.jpg", "label.mat")):
             if kind not in files:
-                present = next(iter(files.values()))
-                raise GroundBenchError(relative_to(root, present), kind, f"frame {stem} has no {stem}_{kind}")
+                present = files.get(partner) or next(iter(files.values()))
+                raise GroundBenchError(
+                    relative_to(root, present), kind, f"expected {stem}_{kind} beside it; the frame has none"
+                )
         frames.append(
             Frame(
                 tool=tool_dir.name,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from groundbench.errors import GroundBenchError
+from groundbench.paths import inside_root, relative_to
 
 SPLIT_FILES = ("category_split.txt", "novel_split.txt", "category_10_fold.txt", "tool_categories.txt")
 _TOOL = r"[a-z]+_\d{2}"
@@ -35,47 +36,52 @@ class Splits:
         return self.by_tool.get(tool, ToolSplits())
 
 
-def _lines(path: Path) -> list[str]:
+def _lines(path: Path, where: str) -> list[tuple[int, str]]:
+    """Non-blank lines with their 1-based numbers in the file (blank lines still count)."""
     raw = path.read_bytes()
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as exc:
-        raise GroundBenchError(path, f"byte {exc.start}", "expected ASCII text") from exc
-    return [line.rstrip("\r") for line in text.split("\n") if line.strip()]
+        raise GroundBenchError(where, f"byte {exc.start}", "expected ASCII text") from exc
+    return [(number, line.rstrip("\r")) for number, line in enumerate(text.split("\n"), start=1) if line.strip()]
 
 
-def parse_split_file(path: Path, allowed_codes: dict[str, str] | None = None) -> dict[str, str]:
+def parse_split_file(
+    path: Path, allowed_codes: dict[str, str] | None = None, where: str | None = None
+) -> dict[str, str]:
     """``<code> <tool>`` per line; with ``allowed_codes`` the code is mapped through it."""
+    where = where or str(path)
     result: dict[str, str] = {}
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in _lines(path, where):
         match = _SPLIT_LINE.match(line)
         if not match:
-            raise GroundBenchError(path, f"line {number}", f"expected '<code> <tool>', got {line!r}")
+            raise GroundBenchError(where, f"line {number}", f"expected '<code> <tool>', got {line!r}")
         code, tool = match["code"], match["tool"]
         if allowed_codes is not None and code not in allowed_codes:
-            raise GroundBenchError(path, f"line {number}", f"expected code in {sorted(allowed_codes)}, got {code!r}")
+            raise GroundBenchError(where, f"line {number}", f"expected code in {sorted(allowed_codes)}, got {code!r}")
         if tool in result:
-            raise GroundBenchError(path, f"line {number}", f"tool {tool} listed twice")
+            raise GroundBenchError(where, f"line {number}", f"tool {tool} listed twice")
         result[tool] = allowed_codes[code] if allowed_codes is not None else code
     return result
 
 
-def parse_fold_file(path: Path) -> dict[str, tuple[int, ...]]:
+def parse_fold_file(path: Path, where: str | None = None) -> dict[str, tuple[int, ...]]:
     """``folds: b0 .. b9    object: <tool>``; returns the folds (0-based) the tool is held out in."""
+    where = where or str(path)
     result: dict[str, tuple[int, ...]] = {}
-    for number, line in enumerate(_lines(path), start=1):
+    for number, line in _lines(path, where):
         match = _FOLD_LINE.match(line)
         if not match:
             raise GroundBenchError(
-                path, f"line {number}", f"expected 'folds: <10 bits>    object: <tool>', got {line!r}"
+                where, f"line {number}", f"expected 'folds: <10 bits>    object: <tool>', got {line!r}"
             )
         bits = match["bits"].split()
         result[match["tool"]] = tuple(i for i, bit in enumerate(bits) if bit == "1")
     return result
 
 
-def read_splits(folder: Path) -> Splits:
-    """Read whichever split files sit in ``folder`` (next to ``tools/``)."""
+def read_splits(folder: Path, root: Path) -> Splits:
+    """Read whichever split files sit in ``folder`` (next to ``tools/``); they must stay inside ``root``."""
     splits = Splits()
     category: dict[str, str] = {}
     novel: dict[str, str] = {}
@@ -85,15 +91,17 @@ def read_splits(folder: Path) -> Splits:
         path = folder / name
         if not path.is_file():
             continue
+        where = relative_to(root, path)
+        inside_root(root, path, "split file")
         splits.files[name] = path
         if name == "category_split.txt":
-            category = parse_split_file(path, _SPLIT_NAMES)
+            category = parse_split_file(path, _SPLIT_NAMES, where)
         elif name == "novel_split.txt":
-            novel = parse_split_file(path, _SPLIT_NAMES)
+            novel = parse_split_file(path, _SPLIT_NAMES, where)
         elif name == "tool_categories.txt":
-            ids = parse_split_file(path)
+            ids = parse_split_file(path, where=where)
         else:
-            folds = parse_fold_file(path)
+            folds = parse_fold_file(path, where)
     for tool in sorted(set(category) | set(novel) | set(ids) | set(folds)):
         splits.by_tool[tool] = ToolSplits(
             category_split=category.get(tool),
