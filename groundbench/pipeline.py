@@ -6,6 +6,7 @@ sample -> convert (per source) -> bake (per config: baselines, validation, shard
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,25 +29,24 @@ IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
 
 
-def run_sample(root: Path, params: dict[str, Any], source: str) -> int:
-    if source != "umd":
-        raise GroundBenchError("params.yaml", f"sample.{source}", "no embedded sample for this source")
+def _sample_umd(root: Path, params: dict[str, Any]) -> int:
     knobs = get(params, "sample.umd")
     return write_sample(root / get(params, "sample.root") / "umd", knobs["frames_per_tool"], knobs["seed"])
 
 
-def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool = True) -> dict[str, int]:
-    out = root / INTERIM / source
-    folder = source_root(root, params, source)
-    if folder is None:
-        # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
-        with atomic_dir(out) as tmp:
-            for config in configs_of(source):
-                (tmp / config.name).mkdir()
-                (tmp / config.name / ABSENT_MARKER).write_text(f"sources.{source} is null in params.yaml\n")
-        return {}
-    if source != "umd":
-        raise GroundBenchError("params.yaml", f"sources.{source}", "no converter for this source yet")
+# One entry per source with an embedded sample; each returns how many items it wrote.
+SAMPLERS: dict[str, Callable[[Path, dict[str, Any]], int]] = {
+    "umd": _sample_umd,
+}
+
+
+def run_sample(root: Path, params: dict[str, Any], source: str) -> int:
+    if source not in SAMPLERS:
+        raise GroundBenchError("params.yaml", f"sample.{source}", "no embedded sample for this source")
+    return SAMPLERS[source](root, params)
+
+
+def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool) -> dict[str, int]:
     knobs = get(params, "umd")
     shards = get(params, "shards")
     return convert_umd(
@@ -62,6 +62,27 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
         ),
         progress=progress,
     )
+
+
+# One entry per source: (source folder, interim output folder, repo root, params, progress) -> rows per config.
+CONVERTERS: dict[str, Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]] = {
+    "umd": _convert_umd,
+}
+
+
+def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool = True) -> dict[str, int]:
+    out = root / INTERIM / source
+    if source not in CONVERTERS:
+        raise GroundBenchError("params.yaml", f"sources.{source}", "no converter for this source")
+    folder = source_root(root, params, source)
+    if folder is None:
+        # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
+        with atomic_dir(out) as tmp:
+            for config in configs_of(source):
+                (tmp / config.name).mkdir()
+                (tmp / config.name / ABSENT_MARKER).write_text(f"sources.{source} is null in params.yaml\n")
+        return {}
+    return CONVERTERS[source](folder, out, root, params, progress)
 
 
 def run_bake(root: Path, params: dict[str, Any], config: str) -> BakeResult:
