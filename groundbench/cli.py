@@ -104,6 +104,56 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if report.mismatches else 0
 
 
+def cmd_preview(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from groundbench.atomic import write_bytes
+    from groundbench.preview import preview_png
+    from groundbench.rows import config_folder, file_stem, iter_rows, parse_where, select
+
+    root = _root(args)
+    rows = select(iter_rows(config_folder(root, args.config)), [parse_where(t) for t in args.where])
+    wanted = set(args.example_ids)  # ids still to find; empty = draw every row
+    every = not wanted
+    out = Path(args.out) if args.out else root / "build" / "preview" / args.config
+    written = 0
+    for row in tqdm(rows, desc=f"preview {args.config}", unit="row", disable=args.quiet):
+        if not every and row["example_id"] not in wanted:
+            continue
+        write_bytes(out / f"{file_stem(row['example_id'])}.png", preview_png(row, args.side))
+        wanted.discard(row["example_id"])
+        written += 1
+    if wanted:
+        raise GroundBenchError(
+            f"data/shards/{args.config}", "example_id", f"not in this config (or filtered out): {sorted(wanted)}"
+        )
+    console.print(f"{args.config}: {written} previews in {out}")
+    return 0
+
+
+def cmd_sheet(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from groundbench.atomic import atomic_dir
+    from groundbench.rows import config_folder, iter_rows, parse_where, select
+    from groundbench.sheet import SheetLayout, pages
+
+    root = _root(args)
+    where = [parse_where(t) for t in args.where]
+    rows = select(iter_rows(config_folder(root, args.config)), where)
+    layout = SheetLayout(side=args.side, columns=args.columns, rows=args.rows)
+    name = "__".join([args.config, *(term.slug for term in where)])
+    out = (Path(args.out) if args.out else root / "build" / "sheets") / name
+    count = 0
+    with atomic_dir(out) as tmp:  # the folder holds exactly this run's pages, never stale ones
+        progress = tqdm(pages(rows, layout), desc=f"sheet {name}", unit="page", disable=args.quiet)
+        for number, png in enumerate(progress, 1):
+            (tmp / f"page-{number:03d}.png").write_bytes(png)
+            count = number
+    console.print(f"{name}: {count} contact-sheet pages in {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -134,6 +184,36 @@ def build_parser() -> argparse.ArgumentParser:
         "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
     )
     p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
+    where_help = (
+        "keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. box_projection_mismatch), "
+        "excluded, included, reask, or key=value with key in stratum, source, action, class, quality, tag, "
+        "object_category, answer_type (action, class and quality describe the target part)"
+    )
+    p = add(
+        "preview",
+        cmd_preview,
+        "Draw rows of a built config as PNGs: every candidate part's box and point, labelled, the target in red, "
+        "a re-ask's original target in blue, line style = box quality; a legend lists every part.",
+    )
+    p.add_argument("config", help="a built config, e.g. curated_umd")
+    p.add_argument("example_ids", nargs="*", metavar="EXAMPLE_ID", help="rows to draw (default: every row)")
+    p.add_argument("--out", help="output folder (default: build/preview/CONFIG)")
+    p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
+    p.add_argument("--side", type=int, default=960, help="longest image side in pixels (default: 960)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add(
+        "sheet",
+        cmd_sheet,
+        "Contact sheets of a built config: pages of overlaid thumbnails with captions "
+        "(e.g. every row tagged box_projection_mismatch), written to OUT/CONFIG[__TERM...]/page-NNN.png.",
+    )
+    p.add_argument("config", help="a built config, e.g. bulk_umd")
+    p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
+    p.add_argument("--out", help="parent output folder (default: build/sheets)")
+    p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
+    p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
+    p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
