@@ -25,6 +25,7 @@ build: $(STAMP)
 	$(BIN)/groundbench verify
 
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -154,6 +155,29 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import built_configs
+    from groundbench.registry import BY_NAME
+    from groundbench.report.build import ConfigSource, ReportSettings, build_report
+    from groundbench.rows import config_folder, iter_rows
+
+    root = _root(args)
+    knobs = get(_params(args), "report")
+    settings = ReportSettings(
+        thumb_side=knobs["thumb_side"], detail_side=knobs["detail_side"], jpeg_quality=knobs["jpeg_quality"]
+    )
+    sources = []
+    for name in built_configs(root):
+        folder = config_folder(root, name)
+        info = BY_NAME[name]
+        sources.append(ConfigSource(name, info.stratum, info.source, functools.partial(iter_rows, folder)))
+    out = Path(args.out) if args.out else root / "data" / "report"
+    counts = build_report(out, sources, settings, progress=not args.quiet)
+    console.print(f"audit gallery: {len(counts)} configs, {sum(counts.values())} rows in {out}/index.html")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -213,6 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
     p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
     p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add(
+        "report",
+        cmd_report,
+        "Write the static audit gallery data/report/ (open data/report/index.html): per config, overlaid "
+        "thumbnails with filters and a page per row, plus distribution plots (PNG and SVG).",
+    )
+    p.add_argument("--out", help="output folder (default: data/report)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
