@@ -5,12 +5,18 @@ and a row without an image. Built with the real schema (``new_record`` + ``arrow
 from __future__ import annotations
 
 import io
-from typing import Any
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import yaml
 from PIL import Image, ImageDraw
 
 from groundbench.schemas.features import arrow_schema, new_record
+
+if TYPE_CHECKING:
+    from groundbench.report.build import ConfigSource
 
 
 def _png(width: int, height: int, shapes: list[tuple[list[float], tuple[int, int, int]]]) -> bytes:
@@ -147,3 +153,33 @@ def gui_rows() -> list[dict[str, Any]]:
 
 def table(rows: list[dict[str, Any]]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=arrow_schema())
+
+
+def build_umd_project(root: Path, umd_sample: Path) -> Path:
+    """A project root whose UMD source is the embedded sample, converted and baked (one worker)."""
+    from tests.conftest import REPO, run_cli
+
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data" / "audits" / "curated_umd.yaml", root / "data" / "audits" / "curated_umd.yaml")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(umd_sample)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_cli(root, "convert", "umd", "--quiet") == 0
+    assert run_cli(root, "bake", "curated_umd", "bulk_umd") == 0
+    return root
+
+
+def gallery_sources(root: Path) -> list[ConfigSource]:
+    """The built UMD configs plus hand-made ones (mixed GAPartNet-like strata, a GUI suite)."""
+    from groundbench.report.build import ConfigSource
+    from groundbench.rows import iter_rows
+
+    handmade = table(gapartnet_rows()).to_pylist()
+    gui = table(gui_rows()).to_pylist()
+    return [
+        ConfigSource("curated_umd", "curated", "umd", lambda: iter_rows(root / "data/shards/curated_umd")),
+        ConfigSource("bulk_umd", "bulk", "umd", lambda: iter_rows(root / "data/shards/bulk_umd")),
+        ConfigSource("handmade_gapartnet", "bulk", "gapartnet", lambda: iter(handmade)),
+        ConfigSource("handmade_gui", "suite", "groundbench_gui", lambda: iter(gui)),
+    ]

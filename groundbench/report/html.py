@@ -34,10 +34,12 @@ def _e(value: object) -> str:
 
 
 def page(title: str, depth: int, body: str, script: bool = False) -> str:
+    # An empty inline icon: browsers would otherwise request /favicon.ico and log a 404.
     up = "../" * depth
     tail = f'<script src="{up}{JS}"></script>\n' if script else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<link rel="icon" href="data:,">\n'
         f'<title>{_e(title)}</title>\n<link rel="stylesheet" href="{up}{CSS}">\n</head>\n<body>\n'
         f"{body}\n{tail}</body>\n</html>\n"
     )
