@@ -163,12 +163,15 @@ def numbered_parts(record: dict[str, Any]) -> list[tuple[int, dict[str, Any], st
     return sorted(parts, key=lambda item: (ROLE_ORDER[item[2]], item[0]))
 
 
-def overlay(record: dict[str, Any], max_side: int, tags: str = "number") -> Image.Image:
+def overlay(
+    record: dict[str, Any], max_side: int, tags: str = "number", base: Image.Image | None = None
+) -> Image.Image:
     """The image scaled to ``max_side``, with the object's box and every part drawn.
 
-    ``tags``: "number" (n only), "id" (n and part id), or "none".
+    ``tags``: "number" (n only), "id" (n and part id), or "none". ``base``: the row's image already
+    decoded (callers drawing one row at several sizes decode it once).
     """
-    image, scale = scale_to(decode(record), max_side)
+    image, scale = scale_to(base if base is not None else decode(record), max_side)
     draw = ImageDraw.Draw(image)
     line = max(1, round(max_side / 400))
     tag_size = max(10, round(max_side / 45))

@@ -57,9 +57,13 @@ def file_stem(example_id: str) -> str:
 
 
 def iter_rows(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every row of a config as a plain dict, in shard order (sorted by ``example_id``); one batch in memory."""
+    """Every row of a config as a plain dict, in shard order (sorted by ``example_id``).
+
+    Rows are converted one at a time from zero-copy slices of the memory-mapped batch: a batch of
+    multi-megabyte screenshots never becomes Python bytes all at once."""
     for batch in iter_batches(folder):
-        yield from batch.to_pylist()
+        for index in range(batch.num_rows):
+            yield batch.slice(index, 1).to_pylist()[0]
 
 
 def target_part(record: dict[str, Any]) -> dict[str, Any] | None:

@@ -28,9 +28,9 @@ class SheetLayout:
         return self.columns * self.rows
 
 
-def thumbnail(record: dict[str, Any], side: int) -> Image.Image:
+def thumbnail(record: dict[str, Any], side: int, base: Image.Image | None = None) -> Image.Image:
     tags = "number" if len(record.get("parts") or []) <= MAX_TAGGED_PARTS else "none"
-    return overlay(record, side, tags=tags)
+    return overlay(record, side, tags=tags, base=base)
 
 
 def _fit(text: str, width: int, size: int) -> str:

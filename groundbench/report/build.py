@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from tqdm import tqdm
 
 from groundbench.atomic import atomic_dir
-from groundbench.preview import jpeg_bytes, overlay
+from groundbench.preview import decode, jpeg_bytes, overlay
 from groundbench.report import html
 from groundbench.report.collect import RowSummary, summarize
 from groundbench.report.plots import ConfigRows, Plot, all_plots
@@ -87,10 +87,11 @@ def _write_config(
     for previous, record, following in with_neighbours(rows):
         summary = summarize(record)
         summaries.append(summary)
-        thumb = thumbnail(record, settings.thumb_side)
+        base = decode(record)  # once per row, for both sizes
+        thumb = thumbnail(record, settings.thumb_side, base)
         sizes[summary.stem] = thumb.size
         _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))
-        detail = overlay(record, settings.detail_side, tags="id" if summary.parts <= 40 else "number")
+        detail = overlay(record, settings.detail_side, tags="id" if summary.parts <= 40 else "number", base=base)
         _write(folder / "detail" / f"{summary.stem}.jpg", jpeg_bytes(detail, settings.jpeg_quality))
         page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following))
         _write(folder / "rows" / f"{summary.stem}.html", page.encode())
