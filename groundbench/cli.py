@@ -104,6 +104,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if report.mismatches else 0
 
 
+# Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
+STAGES = ("sample", "convert", "bake", "store", "assemble")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -140,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in STAGES:
+            from groundbench.pipeline import clear_leftovers
+
+            clear_leftovers(_root(args))
         return int(args.func(args))
     except GroundBenchError as exc:
         console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import atomic_dir
+from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
@@ -27,6 +27,19 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
+# Folders whose children are written atomically (temp sibling + rename): where a killed build can
+# leave a hidden `.name.*.tmp` behind.
+ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))
+
+
+def clear_leftovers(root: Path) -> None:
+    """Remove what a killed build left half-written (never visible under an output's real name)."""
+    for folder in ATOMIC_PARENTS:
+        remove_stale_temporaries(root / folder)
+        if (root / folder).is_dir():
+            for child in (root / folder).iterdir():
+                if child.is_dir() and not child.name.startswith("."):
+                    remove_stale_temporaries(child)
 
 
 def _sample_umd(root: Path, params: dict[str, Any]) -> int:
