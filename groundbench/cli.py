@@ -68,7 +68,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_assemble
 
     facts = run_assemble(_root(args), _params(args))
-    console.print(f"data/groundbench: {len(facts)} configs")
+    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
     return 0
 
 
@@ -126,7 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
-    add("assemble", cmd_assemble, "Write the Hugging Face dataset folder data/groundbench/ (card + shards).")
+    add(
+        "assemble",
+        cmd_assemble,
+        "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards).",
+    )
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
     p = add(
         "verify",
