@@ -104,6 +104,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if report.mismatches else 0
 
 
+def _check_card(root: Path) -> list[str]:
+    from groundbench.cardcheck import check_folder
+    from groundbench.params import load_params
+    from groundbench.pipeline import HF_FOLDER, MANIFESTS, built_configs, facts_meta
+    from groundbench.registry import BY_NAME
+
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
+
+
+def cmd_check_card(args: argparse.Namespace) -> int:
+    problems = _check_card(_root(args))
+    for line in problems:
+        print(f"CARD {line}")
+    console.print(f"card check {'FAILED' if problems else 'ok'}: {len(problems)} problems")
+    return 1 if problems else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -138,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
     )
     p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
+    add(
+        "check-card",
+        cmd_check_card,
+        "Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both "
+        "offline (huggingface_hub, mlcroissant). Exit 1 on any difference.",
+    )
     return parser
 
 
