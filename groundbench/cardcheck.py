@@ -42,7 +42,9 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
         info = declared.get(config.name)
         examples = None if info is None else info["splits"][0]["num_examples"]
         if examples != config.rows:
-            problems.append(f"{readme}: dataset_info.{config.name}.num_examples: expected {config.rows}, found {examples}")
+            problems.append(
+                f"{readme}: dataset_info.{config.name}.num_examples: expected {config.rows}, found {examples}"
+            )
         for shard in shard_files(folder / "data" / config.name):
             found = dataset_version_of(open_shard(shard).schema)
             if found != meta.version:

@@ -199,7 +199,8 @@ def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.C
     readme = built / "data/groundbench/README.md"
     original = readme.read_text()
     try:
-        readme.write_text(original.replace("| `curated_umd` | umd | curated |", "| `curated_umd` | umd | curated | x", 1))
+        edited = original.replace("| `curated_umd` | umd | curated |", "| `curated_umd` | umd | curated | x", 1)
+        readme.write_text(edited)
         assert run_cli(built, "check-card") == 1
         assert "differs from the card regenerated" in capsys.readouterr().out
     finally:
