@@ -122,6 +122,34 @@ def cmd_check_card(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_publish(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import HF_FOLDER, built_configs
+    from groundbench.publish import git_commit, plan, preflight, upload
+    from groundbench.verify import verify
+
+    root = _root(args)
+    version = str(get(_params(args), "dataset.version"))
+    folder = root / HF_FOLDER
+    report = verify(root / "data", built_configs(root))
+    problems = preflight(folder, report.mismatches, _check_card(root))
+    for line in problems:
+        print(f"REFUSED {line}")
+    if problems:
+        console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
+        return 1
+    publish_plan = plan(folder, args.repo_id, args.revision or f"v{version}", git_commit(root))
+    for path, size in publish_plan.files:
+        print(f"{size:>12} {path}")
+    print(f"{publish_plan.total_bytes:>12} total, {len(publish_plan.files)} files -> {args.repo_id} tag {publish_plan.tag}")
+    if args.dry_run:
+        console.print("dry run: nothing uploaded")
+        return 0
+    url = upload(folder, publish_plan, version)
+    console.print(f"published {args.repo_id} {publish_plan.tag}: {url}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -162,6 +190,16 @@ def build_parser() -> argparse.ArgumentParser:
         "Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both "
         "offline (huggingface_hub, mlcroissant). Exit 1 on any difference.",
     )
+    p = add(
+        "publish",
+        cmd_publish,
+        "Upload data/groundbench/ to a Hugging Face dataset repo (create_repo, upload_folder, create_tag). "
+        "Refuses unless verify, shard validation and the card check pass. Needs a token (HF_TOKEN or `hf auth "
+        "login`) and HF_HUB_OFFLINE unset; HF_ENDPOINT selects another Hub.",
+    )
+    p.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created when missing)")
+    p.add_argument("--revision", help="tag to create for this version (default: v<dataset.version>)")
+    p.add_argument("--dry-run", action="store_true", help="print the exact files and bytes; upload nothing")
     return parser
 
 
