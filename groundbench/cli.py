@@ -141,7 +141,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
     publish_plan = plan(folder, args.repo_id, args.revision or f"v{version}", git_commit(root))
     for path, size in publish_plan.files:
         print(f"{size:>12} {path}")
-    print(f"{publish_plan.total_bytes:>12} total, {len(publish_plan.files)} files -> {args.repo_id} tag {publish_plan.tag}")
+    count = len(publish_plan.files)
+    print(f"{publish_plan.total_bytes:>12} total, {count} files -> {args.repo_id} tag {publish_plan.tag}")
     if args.dry_run:
         console.print("dry run: nothing uploaded")
         return 0
