@@ -151,6 +151,17 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pull(args: argparse.Namespace) -> int:
+    from groundbench.dvcpull import pull_config
+    from groundbench.registry import BY_NAME
+
+    if args.config not in BY_NAME:
+        raise GroundBenchError("command line", "config", f"expected one of {sorted(BY_NAME)}, found {args.config!r}")
+    _, images = pull_config(_root(args), args.config, args.remote)
+    console.print(f"{args.config}: shards, manifest, published folder and {images} store images pulled")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -201,6 +212,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created when missing)")
     p.add_argument("--revision", help="tag to create for this version (default: v<dataset.version>)")
     p.add_argument("--dry-run", action="store_true", help="print the exact files and bytes; upload nothing")
+    p = add(
+        "pull",
+        cmd_pull,
+        "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
+        "manifest lists from the shared store.",
+    )
+    p.add_argument("config", help="config name, e.g. curated_umd")
+    p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
     return parser
 
 
