@@ -162,6 +162,22 @@ def cmd_pull(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_version(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import SHARDS, built_configs
+    from groundbench.version import bump
+
+    root = _root(args)
+    if args.action == "show":
+        print(get(_params(args), "dataset.version"))
+        return 0
+    new, changes = bump(root, root / SHARDS, built_configs(root), args.part)
+    for c in changes:
+        console.print(f"{c.config}: +{c.added} -{c.removed} ~{c.changed} ={c.unchanged}")
+    console.print(f"dataset version {new}: params.yaml and CHANGELOG-data.md updated; run `make build` to stamp it")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -220,6 +236,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", help="config name, e.g. curated_umd")
     p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
+    p = add(
+        "version",
+        cmd_version,
+        "Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry "
+        "(rows added/removed/changed per config since the previous bump, computed from the built shards).",
+    )
+    p.add_argument("action", choices=["show", "bump"], help="show the version, or bump it")
+    p.add_argument("part", nargs="?", choices=["major", "minor", "patch"], default="patch", help="what to bump")
     return parser
 
 

@@ -150,8 +150,15 @@ def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
 def test_licences_and_citations_cover_every_source(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     entries = bibtex_entries()
-    assert {"groundbench", "geng2023gapartnet", "xiang2020sapien", "myers2015affordance", "sacco2026pointerbench",
-            "cheng2024seeclick", "li2025screenspotpro"} <= set(entries)
+    assert {
+        "groundbench",
+        "geng2023gapartnet",
+        "xiang2020sapien",
+        "myers2015affordance",
+        "sacco2026pointerbench",
+        "cheng2024seeclick",
+        "li2025screenspotpro",
+    } <= set(entries)
     for info in SOURCES.values():
         assert all(key in entries for key in info.citations)
     assert "NOT CATALOGUED" not in text
@@ -205,3 +212,38 @@ def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.C
         assert "differs from the card regenerated" in capsys.readouterr().out
     finally:
         readme.write_text(original)
+
+
+def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: Path, tmp_path: Path) -> None:
+    from groundbench.schemas.features import dataset_version_of
+
+    root = tmp_path / "bump"
+    shutil.copytree(built, root)
+    assert run_cli(root, "version", "bump", "minor") == 0  # first bump: no index for 0.1.0 yet
+    assert "version: 0.2.0" in (root / "params.yaml").read_text()
+    assert (root / "data/versions/0.2.0.rows.tsv.gz").is_file()
+    # Change the data: drop one bulk row, alter one curated row, then bump again.
+    shards = root / "data/shards"
+    for config, edit in (("bulk_umd", "drop"), ("curated_umd", "alter")):
+        path = sorted((shards / config).glob("*.arrow"))[0]
+        table = ipc.open_file(str(path)).read_all()
+        if edit == "drop":
+            table = table.slice(1)
+        else:
+            ids = table.column("example_id").to_pylist()
+            values = [1.0 if i == 0 else v for i, v in enumerate(table.column("width").to_pylist())]
+            table = table.set_column(table.schema.get_field_index("width"), "width", pa.array(values, pa.int32()))
+            assert ids
+        with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    assert run_cli(root, "version", "bump", "patch") == 0
+    log = (root / "CHANGELOG-data.md").read_text()
+    assert log.index("## 0.2.1") < log.index("## 0.2.0")
+    entry = log[log.index("## 0.2.1") : log.index("## 0.2.0")]
+    assert "| `bulk_umd` | 0 | 1 | 0 | 69 |" in entry and "| `curated_umd` | 0 | 0 | 1 | 4 |" in entry
+    assert run_cli(root, "assemble") == 0
+    card = DatasetCard.load(root / "data/groundbench/README.md")
+    assert card.data.to_dict()["version"] == "0.2.1"
+    assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
+    for shard in (root / "data/groundbench/data").rglob("*.arrow"):
+        assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
