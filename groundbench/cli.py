@@ -68,7 +68,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_assemble
 
     facts = run_assemble(_root(args), _params(args))
-    console.print(f"data/groundbench: {len(facts)} configs")
+    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
     return 0
 
 
@@ -108,6 +108,80 @@ def cmd_verify(args: argparse.Namespace) -> int:
 STAGES = ("sample", "convert", "bake", "store", "assemble")
 
 
+def _check_card(root: Path) -> list[str]:
+    from groundbench.cardcheck import check_folder
+    from groundbench.params import load_params
+    from groundbench.pipeline import HF_FOLDER, MANIFESTS, built_configs, facts_meta
+    from groundbench.registry import BY_NAME
+
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
+
+
+def cmd_check_card(args: argparse.Namespace) -> int:
+    problems = _check_card(_root(args))
+    for line in problems:
+        print(f"CARD {line}")
+    console.print(f"card check {'FAILED' if problems else 'ok'}: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import HF_FOLDER, built_configs
+    from groundbench.publish import git_commit, plan, preflight, upload
+    from groundbench.verify import verify
+
+    root = _root(args)
+    version = str(get(_params(args), "dataset.version"))
+    folder = root / HF_FOLDER
+    report = verify(root / "data", built_configs(root))
+    problems = preflight(folder, report.mismatches, _check_card(root))
+    for line in problems:
+        print(f"REFUSED {line}")
+    if problems:
+        console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
+        return 1
+    publish_plan = plan(folder, args.repo_id, args.revision or f"v{version}", git_commit(root))
+    for path, size in publish_plan.files:
+        print(f"{size:>12} {path}")
+    count = len(publish_plan.files)
+    print(f"{publish_plan.total_bytes:>12} total, {count} files -> {args.repo_id} tag {publish_plan.tag}")
+    if args.dry_run:
+        console.print("dry run: nothing uploaded")
+        return 0
+    url = upload(folder, publish_plan, version)
+    console.print(f"published {args.repo_id} {publish_plan.tag}: {url}")
+    return 0
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from groundbench.dvcpull import pull_config
+    from groundbench.registry import BY_NAME
+
+    if args.config not in BY_NAME:
+        raise GroundBenchError("command line", "config", f"expected one of {sorted(BY_NAME)}, found {args.config!r}")
+    _, images = pull_config(_root(args), args.config, args.remote)
+    console.print(f"{args.config}: shards, manifest, published folder and {images} store images pulled")
+    return 0
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import SHARDS, built_configs
+    from groundbench.version import bump
+
+    root = _root(args)
+    if args.action == "show":
+        print(get(_params(args), "dataset.version"))
+        return 0
+    new, changes = bump(root, root / SHARDS, built_configs(root), args.part)
+    for c in changes:
+        console.print(f"{c.config}: +{c.added} -{c.removed} ~{c.changed} ={c.unchanged}")
+    console.print(f"dataset version {new}: params.yaml and CHANGELOG-data.md updated; run `make build` to stamp it")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -130,7 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
-    add("assemble", cmd_assemble, "Write the Hugging Face dataset folder data/groundbench/ (card + shards).")
+    add(
+        "assemble",
+        cmd_assemble,
+        "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards).",
+    )
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
     p = add(
         "verify",
@@ -138,6 +216,38 @@ def build_parser() -> argparse.ArgumentParser:
         "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
     )
     p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
+    add(
+        "check-card",
+        cmd_check_card,
+        "Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both "
+        "offline (huggingface_hub, mlcroissant). Exit 1 on any difference.",
+    )
+    p = add(
+        "publish",
+        cmd_publish,
+        "Upload data/groundbench/ to a Hugging Face dataset repo (create_repo, upload_folder, create_tag). "
+        "Refuses unless verify, shard validation and the card check pass. Needs a token (HF_TOKEN or `hf auth "
+        "login`) and HF_HUB_OFFLINE unset; HF_ENDPOINT selects another Hub.",
+    )
+    p.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created when missing)")
+    p.add_argument("--revision", help="tag to create for this version (default: v<dataset.version>)")
+    p.add_argument("--dry-run", action="store_true", help="print the exact files and bytes; upload nothing")
+    p = add(
+        "pull",
+        cmd_pull,
+        "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
+        "manifest lists from the shared store.",
+    )
+    p.add_argument("config", help="config name, e.g. curated_umd")
+    p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
+    p = add(
+        "version",
+        cmd_version,
+        "Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry "
+        "(rows added/removed/changed per config since the previous bump, computed from the built shards).",
+    )
+    p.add_argument("action", choices=["show", "bump"], help="show the version, or bump it")
+    p.add_argument("part", nargs="?", choices=["major", "minor", "patch"], default="patch", help="what to bump")
     return parser
 
 

@@ -15,8 +15,9 @@ from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
+from groundbench.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.hffolder import ConfigFacts, assemble
-from groundbench.manifests import read_manifest
+from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
 from groundbench.shards import open_shard, shard_files
@@ -40,6 +41,9 @@ def clear_leftovers(root: Path) -> None:
             for child in (root / folder).iterdir():
                 if child.is_dir() and not child.name.startswith("."):
                     remove_stale_temporaries(child)
+
+
+LOCK_FILE = Path("requirements.lock")
 
 
 def _sample_umd(root: Path, params: dict[str, Any]) -> int:
@@ -155,7 +159,16 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
-def run_assemble(root: Path, params: dict[str, Any]) -> list[ConfigFacts]:
-    facts = collect_facts(root)
-    assemble(root / HF_FOLDER, root / SHARDS, facts, DEFAULT_CONFIG, str(get(params, "dataset.version")))
-    return facts
+def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
+    lock = root / LOCK_FILE
+    return FactsMeta(
+        version=str(get(params, "dataset.version")),
+        default=DEFAULT_CONFIG,
+        source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
+        lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+    )
+
+
+def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return assemble(root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params))

@@ -99,12 +99,26 @@ FEATURES = Features(
 COLUMNS: tuple[str, ...] = tuple(FEATURES)
 
 
-def arrow_schema() -> pa.Schema:
-    """The exact Arrow schema of a shard: HF features metadata plus the format version."""
+def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
+    """The exact Arrow schema of a shard: HF features metadata plus the format version.
+
+    The published copies of the shards (data/groundbench/) also carry the dataset version.
+    """
     schema = FEATURES.arrow_schema
     metadata = dict(schema.metadata or {})
-    metadata[FORMAT_METADATA_KEY] = json.dumps({"format_version": FORMAT_VERSION}, sort_keys=True).encode()
+    facts = {"format_version": FORMAT_VERSION}
+    if dataset_version is not None:
+        facts["dataset_version"] = dataset_version
+    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
     return schema.with_metadata(metadata)
+
+
+def dataset_version_of(schema: pa.Schema) -> str | None:
+    raw = (schema.metadata or {}).get(FORMAT_METADATA_KEY)
+    if raw is None:
+        return None
+    value = json.loads(raw).get("dataset_version")
+    return None if value is None else str(value)
 
 
 def format_version_of(schema: pa.Schema) -> str | None:
