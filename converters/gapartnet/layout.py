@@ -100,9 +100,13 @@ def find_objects(assets: Path) -> list[ObjectFolder]:
             category = parse_meta(meta.read_bytes(), f"{rel}/{META}")
         category = category or folder_category
         if category is None:
-            raise GroundBenchError(rel, "category", "not in meta/*_all_id_list.txt, no meta.json model_cat, no category folder")
+            raise GroundBenchError(
+                rel, "category", "not in meta/*_all_id_list.txt, no meta.json model_cat, no category folder"
+            )
         if path.name in objects:
-            raise GroundBenchError(rel, "object id", f"{path.name} also at {relative_to(assets, objects[path.name].path)}")
+            raise GroundBenchError(
+                rel, "object id", f"{path.name} also at {relative_to(assets, objects[path.name].path)}"
+            )
         objects[path.name] = ObjectFolder(path.name, category, dataset, path)
     if not objects:
         raise GroundBenchError(assets, "sources.gapartnet.assets", f"no object folder with {LINK_ANNOTATION} found")
@@ -112,13 +116,17 @@ def find_objects(assets: Path) -> list[ObjectFolder]:
 def find_views(renders: Path) -> dict[str, list[View]]:
     """Rendered views by object id, each view's files by kind; views sorted by name."""
     if not renders.is_dir():
-        raise GroundBenchError(renders, "sources.gapartnet.renders", "expected a folder with rgb/ segmentation/ metafile/")
+        raise GroundBenchError(
+            renders, "sources.gapartnet.renders", "expected a folder with rgb/ segmentation/ metafile/"
+        )
     files: dict[str, dict[str, Path]] = {}
     for kind, suffix in VIEW_KINDS.items():
         folder = renders / kind
         if not folder.is_dir():
             if kind in REQUIRED_KINDS:
-                raise GroundBenchError(renders, f"{kind}/", "missing; GAPartNet renders need rgb/, segmentation/, metafile/")
+                raise GroundBenchError(
+                    renders, f"{kind}/", "missing; GAPartNet renders need rgb/, segmentation/, metafile/"
+                )
             continue
         for path in sorted(folder.iterdir()):
             if path.name.startswith("."):
@@ -134,7 +142,9 @@ def find_views(renders: Path) -> dict[str, list[View]]:
         for kind in REQUIRED_KINDS:
             if kind not in kinds:
                 present = next(iter(kinds.values()))
-                raise GroundBenchError(relative_to(renders, present), kind, f"expected {kind}/{name}{VIEW_KINDS[kind]} beside it")
+                raise GroundBenchError(
+                    relative_to(renders, present), kind, f"expected {kind}/{name}{VIEW_KINDS[kind]} beside it"
+                )
         match = VIEW_NAME.match(name)
         assert match is not None
         view = View(name, match["id"], match["category"], int(match["camera"]), int(match["render"]), kinds)

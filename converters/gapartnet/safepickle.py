@@ -3,7 +3,8 @@
 Plain ``pickle.load`` runs whatever callable the file names, so an untrusted ``.pkl`` can execute
 code. The renderer's pickles hold dicts of numpy arrays, ints, floats and strings; rebuilding those
 needs exactly the array reconstructors below (spelled ``numpy.core`` under numpy 1.x and
-``numpy._core`` under numpy 2.x) and ``numpy.dtype``. Every other global is refused.
+``numpy._core`` under numpy 2.x; protocol 5 uses ``_frombuffer``), ``numpy.dtype`` and, for
+protocol 2 bytes, ``_codecs.encode`` with latin1. Every other global is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,27 @@ _ALLOWED: dict[tuple[str, str], Any] = {}
 for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):
     _ALLOWED[(_module, "_reconstruct")] = np.ndarray.__reduce__(np.zeros(1))[0]
 _ALLOWED[("numpy", "ndarray")] = np.ndarray
+
+
+def _latin1(text: str, encoding: str = "latin1") -> bytes:
+    """Protocol 2 spells bytes as ``_codecs.encode(str, 'latin1')``; no other codec is admitted."""
+    if not isinstance(text, str) or encoding != "latin1":
+        raise pickle.UnpicklingError("only _codecs.encode(str, 'latin1') is allowed")
+    return text.encode("latin1")
+
+
+_ALLOWED[("_codecs", "encode")] = _latin1
+
+
+def _frombuffer(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], order: str) -> np.ndarray:
+    """Protocol 5's array reconstructor, for plain (non-object) dtypes only."""
+    if not isinstance(dtype, np.dtype) or dtype.hasobject or order not in ("C", "F"):
+        raise pickle.UnpicklingError("numpy buffer of object dtype or unknown order refused")
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order=order).copy()
+
+
+for _module in ("numpy.core.numeric", "numpy._core.numeric"):
+    _ALLOWED[(_module, "_frombuffer")] = _frombuffer
 _ALLOWED[("numpy", "dtype")] = np.dtype
 
 

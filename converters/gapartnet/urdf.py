@@ -141,7 +141,9 @@ def parse_urdf(data: bytes, where: str) -> Urdf:
     try:
         robot = SafeET.fromstring(data)
     except (SafeET.ParseError, DefusedXmlException, ValueError) as exc:
-        raise GroundBenchError(where, "file", f"expected safe, well-formed URDF XML ({type(exc).__name__}: {exc})") from exc
+        raise GroundBenchError(
+            where, "file", f"expected safe, well-formed URDF XML ({type(exc).__name__}: {exc})"
+        ) from exc
     if robot.tag != "robot":
         raise GroundBenchError(where, "robot", f"expected a <robot> root element, got <{robot.tag}>")
     links: dict[str, tuple[Visual, ...]] = {}

@@ -143,7 +143,9 @@ def npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
     return buffer.getvalue()
 
 
-def parse_segmentation(data: bytes, where: str, shape: tuple[int, int], max_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+def parse_segmentation(
+    data: bytes, where: str, shape: tuple[int, int], max_bytes: int
+) -> tuple[np.ndarray, np.ndarray]:
     arrays = load_npz(data, where, ("semantic_segmentation", "instance_segmentation"), max_bytes)
     out = []
     for key in ("semantic_segmentation", "instance_segmentation"):
@@ -151,7 +153,9 @@ def parse_segmentation(data: bytes, where: str, shape: tuple[int, int], max_byte
         if array.dtype.kind not in "iu":
             raise GroundBenchError(where, key, f"expected integer ids, got dtype {array.dtype}")
         if array.shape != shape:
-            raise GroundBenchError(where, key, f"expected shape {shape} (the metafile's height x width), got {array.shape}")
+            raise GroundBenchError(
+                where, key, f"expected shape {shape} (the metafile's height x width), got {array.shape}"
+            )
         if array.size and int(array.min()) < BACKGROUND:
             raise GroundBenchError(where, key, f"expected ids >= {BACKGROUND}, found {int(array.min())}")
         out.append(array.astype(np.int32, copy=False))
