@@ -37,7 +37,7 @@ def _frombuffer(buffer: Any, dtype: np.dtype, shape: tuple[int, ...], order: str
     """Protocol 5's array reconstructor, for plain (non-object) dtypes only."""
     if not isinstance(dtype, np.dtype) or dtype.hasobject or order not in ("C", "F"):
         raise pickle.UnpicklingError("numpy buffer of object dtype or unknown order refused")
-    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order=order).copy()
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape, order="C" if order == "C" else "F").copy()
 
 
 for _module in ("numpy.core.numeric", "numpy._core.numeric"):
