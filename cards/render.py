@@ -13,6 +13,8 @@ if TYPE_CHECKING:
 
 LICENCES = {
     "umd": "UMD Part Affordance dataset: no licence stated; the authors ask for a citation (Myers et al. 2015)",
+    "gapartnet": "GAPartNet: no licence file; data under its request-form terms (Geng et al. 2023). "
+    "The embedded sample is synthetic, authored and rendered by GroundBench",
 }
 
 

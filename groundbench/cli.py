@@ -119,9 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
-    p.add_argument("source", choices=["umd"], help="which source's sample to write")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
-    p.add_argument("source", choices=["umd"], help="which source to convert")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
