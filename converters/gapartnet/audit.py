@@ -49,5 +49,7 @@ def read_audit(path: Path) -> tuple[AuditEntry, ...]:
             raise GroundBenchError(path, f"{where}.action", f"expected one of {ACTIONS}, got {action!r}")
         if object_id in entries:
             raise GroundBenchError(path, where, f"object {object_id} audited twice")
-        entries[object_id] = AuditEntry(object_id, str(item["view"]), str(item["target"]), action, str(item.get("note", "")))
+        entries[object_id] = AuditEntry(
+            object_id, str(item["view"]), str(item["target"]), action, str(item.get("note", ""))
+        )
     return tuple(entries[k] for k in sorted(entries))

@@ -42,16 +42,22 @@ class GapartnetParams:
 
 def _light(record: dict[str, Any]) -> dict[str, Any]:
     """What the summary needs, without the image bytes."""
-    return {k: record[k] for k in ("parts", "target_part_id", "target_action", "object_category", "excluded", "object_id")}
+    return {
+        k: record[k] for k in ("parts", "target_part_id", "target_action", "object_category", "excluded", "object_id")
+    }
 
 
-def convert_gapartnet(assets: Path, renders: Path, out: Path, params: GapartnetParams, progress: bool = True) -> dict[str, int]:
+def convert_gapartnet(
+    assets: Path, renders: Path, out: Path, params: GapartnetParams, progress: bool = True
+) -> dict[str, int]:
     objects = find_objects(assets)
     views = find_views(renders)
     known = {o.object_id for o in objects}
     stray = sorted(set(views) - known)
     if stray:
-        raise GroundBenchError(views[stray[0]][0].files["rgb"], "object id", f"render of object {stray[0]} not in the assets")
+        raise GroundBenchError(
+            views[stray[0]][0].files["rgb"], "object id", f"render of object {stray[0]} not in the assets"
+        )
     audit = {e.object_id: e for e in read_audit(params.audit)}
     for object_id in audit:
         if object_id not in known:
@@ -73,7 +79,9 @@ def convert_gapartnet(assets: Path, renders: Path, out: Path, params: GapartnetP
         with ShardWriter(tmp / "bulk_gapartnet", params.max_shard_bytes, params.rows_per_batch) as bulk:
             results = ordered_map(convert_object, tasks, worker_count(params.workers), params.window)
             result: ObjectResult
-            for result in tqdm(results, total=len(tasks), desc="gapartnet objects", unit="object", disable=not progress):
+            for result in tqdm(
+                results, total=len(tasks), desc="gapartnet objects", unit="object", disable=not progress
+            ):
                 for record in sorted(result.bulk, key=lambda r: str(r["example_id"])):
                     bulk.add(record)
                     light["bulk_gapartnet"].append(_light(record))

@@ -127,7 +127,9 @@ def _read(root: Path, path: Path) -> tuple[bytes, str]:
     return path.read_bytes(), relative_to(root, path)
 
 
-def _instance_links(view: View, renders: Path, annotations: tuple[LinkAnnotation, ...], instance: np.ndarray) -> dict[int, str]:
+def _instance_links(
+    view: View, renders: Path, annotations: tuple[LinkAnnotation, ...], instance: np.ndarray
+) -> dict[int, str]:
     """Instance id -> link: from ``bbox/<view>.pkl`` when present, else the annotation order of visible GAParts."""
     if "bbox" in view.files:
         data, rel = _read(renders, view.files["bbox"])
@@ -135,7 +137,9 @@ def _instance_links(view: View, renders: Path, annotations: tuple[LinkAnnotation
     ids = sorted(int(i) for i in np.unique(instance) if i >= 0)
     gaparts = [a.link_name for a in annotations if a.is_gapart]
     if ids and ids[-1] >= len(gaparts):
-        raise GroundBenchError(view.name, "instance_segmentation", f"instance {ids[-1]} but only {len(gaparts)} GAParts")
+        raise GroundBenchError(
+            view.name, "instance_segmentation", f"instance {ids[-1]} but only {len(gaparts)} GAParts"
+        )
     # Without the pickle the ids only say "the k-th visible GAPart"; that needs visibility, which the
     # ids themselves give: GAPartNet numbers visible parts in annotation order, so id k is the k-th.
     return dict(enumerate(gaparts))
@@ -149,7 +153,9 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     info = inspect_image(rgb, rgb_rel, settings.max_pixels)
     shape = (meta.height, meta.width)
     if (info.height, info.width) != shape or info.format != "PNG":
-        raise GroundBenchError(rgb_rel, "image", f"expected a {meta.width}x{meta.height} PNG, got {info.format} {info.width}x{info.height}")
+        raise GroundBenchError(
+            rgb_rel, "image", f"expected a {meta.width}x{meta.height} PNG, got {info.format} {info.width}x{info.height}"
+        )
     seg_bytes, seg_rel = _read(renders, view.files["segmentation"])
     semantic, instance = parse_segmentation(seg_bytes, seg_rel, shape, settings.max_pixels * 8)
     paths, hashes = [rgb_rel, seg_rel, meta_rel], [sha256_bytes(rgb), sha256_bytes(seg_bytes), sha256_bytes(meta_bytes)]
@@ -172,7 +178,9 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
             continue  # not visible in this view: absent, not an error
         annotation = by_link.get(link)
         if annotation is None or not annotation.is_gapart or annotation.bbox is None:
-            raise GroundBenchError(seg_rel, "instance_segmentation", f"instance {instance_id} is link {link!r}, not an annotated GAPart")
+            raise GroundBenchError(
+                seg_rel, "instance_segmentation", f"instance {instance_id} is link {link!r}, not an annotated GAPart"
+            )
         mask = instance == instance_id
         area = int(counts[instance_id])
         tight = mask_box(mask)
@@ -415,7 +423,9 @@ def _curated(task: Task, analysed: list[AnalysedView], annotations: tuple[LinkAn
         raise GroundBenchError(task.audit_path, f"{entry.where}.target", f"{kind} {entry.target!r}")
     target = next((p for p in view.parts if p.link == entry.target), None)
     if target is None:
-        raise GroundBenchError(task.audit_path, f"{entry.where}.target", f"part {entry.target} not visible in {entry.view}")
+        raise GroundBenchError(
+            task.audit_path, f"{entry.where}.target", f"part {entry.target} not visible in {entry.view}"
+        )
     return build_record(
         task, view, target, "curated", f"gapartnet/curated/{task.obj.object_id}", view.rgb, False, entry.action
     )

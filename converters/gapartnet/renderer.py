@@ -136,6 +136,10 @@ def cast(scene: Scene, camera: Camera, engine: str = "embree") -> tuple[np.ndarr
 
         hits = ray_pyembree.RayMeshIntersector(mesh, scale_to_box=False).intersects_first(origins, directions)
     elif engine == "triangle":
+        try:
+            import rtree  # noqa: F401  (trimesh's numpy intersector needs it; not in the lock file)
+        except ImportError as exc:
+            raise GroundBenchError("renderer", "engine", "engine 'triangle' needs the rtree package") from exc
         from trimesh.ray import ray_triangle
 
         hits = ray_triangle.RayMeshIntersector(mesh).intersects_first(origins, directions)

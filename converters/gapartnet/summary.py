@@ -32,7 +32,9 @@ def summarize(rows: list[dict[str, Any]], stratum: str) -> dict[str, Any]:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    lines = [f"{summary['stratum']}: {summary['rows']} rows, {summary['excluded']} excluded, {summary['objects']} objects"]
+    lines = [
+        f"{summary['stratum']}: {summary['rows']} rows, {summary['excluded']} excluded, {summary['objects']} objects"
+    ]
     for key in ("per_action", "per_part_class", "per_object_category"):
         lines.append(f"  {key}: " + ", ".join(f"{k} {v}" for k, v in summary[key].items()))
     for part_class, outcomes in summary["box_check_per_part_class"].items():
