@@ -96,13 +96,14 @@ def convert_gapartnet(
         counts["curated_gapartnet"] = curated.rows
         for config in CONFIGS:
             write_manifest(tmp / config / "manifest.jsonl", manifests[config])
+        strata = [summarize(light[c], c.split("_")[0]) for c in ("curated_gapartnet", "bulk_gapartnet")]
         summary = {
             "objects": len(objects),
             "objects_without_render": len(objects) - len(tasks),
             "views": sum(len(t.views) for t in tasks),
-            "strata": [summarize(light[c], c.split("_")[0]) for c in ("curated_gapartnet", "bulk_gapartnet")],
+            "strata": strata,
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    for stratum in summary["strata"]:  # printed always: the per-action counts are part of the audit trail
+    for stratum in strata:  # printed always: the per-action counts are part of the audit trail
         sys.stderr.write(format_summary(stratum) + "\n")
     return counts
