@@ -182,6 +182,27 @@ def cmd_version(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_render(args: argparse.Namespace) -> int:
+    from groundbench.converters.gapartnet.render_cli import render_object
+
+    name = render_object(
+        Path(args.object).resolve(),
+        Path(args.out).resolve(),
+        qpos=args.qpos,
+        theta=args.theta,
+        phi=args.phi,
+        distance=args.distance,
+        width=args.width,
+        height=args.height,
+        camera_idx=args.camera_idx,
+        render_idx=args.render_idx,
+        category=args.category,
+        engine=args.engine,
+    )
+    console.print(f"rendered {name} into {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -197,9 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
-    p.add_argument("source", choices=["umd"], help="which source's sample to write")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
-    p.add_argument("source", choices=["umd"], help="which source to convert")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
@@ -210,6 +231,24 @@ def build_parser() -> argparse.ArgumentParser:
         "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards).",
     )
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
+    p = add(
+        "render",
+        cmd_render,
+        "Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's "
+        "render format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile.",
+    )
+    p.add_argument("object", help="GAPartNet object folder (annotation URDF, link annotations, meshes)")
+    p.add_argument("--out", required=True, help="renders folder to add the view to")
+    p.add_argument("--qpos", action="append", default=[], metavar="JOINT=VALUE", help="joint position (repeatable)")
+    p.add_argument("--theta", type=float, default=60.0, help="camera polar angle from +z, degrees (default 60)")
+    p.add_argument("--phi", type=float, default=180.0, help="camera azimuth, degrees; fronts face -x (default 180)")
+    p.add_argument("--distance", type=float, default=3.0, help="camera distance from the origin (default 3)")
+    p.add_argument("--width", type=int, default=320, help="image width in pixels (default 320)")
+    p.add_argument("--height", type=int, default=240, help="image height in pixels (default 240)")
+    p.add_argument("--camera-idx", type=int, default=0, help="camera index in the view name (default 0)")
+    p.add_argument("--render-idx", type=int, default=0, help="render index in the view name (default 0)")
+    p.add_argument("--category", help="object category (default: meta.json model_cat)")
+    p.add_argument("--engine", choices=["embree", "triangle"], default="embree", help="ray caster (default embree)")
     p = add(
         "verify",
         cmd_verify,

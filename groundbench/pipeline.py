@@ -12,6 +12,8 @@ from typing import Any
 
 from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
+from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
@@ -51,9 +53,17 @@ def _sample_umd(root: Path, params: dict[str, Any]) -> int:
     return write_sample(root / get(params, "sample.root") / "umd", knobs["frames_per_tool"], knobs["seed"])
 
 
+def _sample_gapartnet(root: Path, params: dict[str, Any]) -> int:
+    knobs = get(params, "sample.gapartnet")
+    return write_gapartnet_sample(
+        root / get(params, "sample.root") / "gapartnet", knobs["width"], knobs["height"], knobs["engine"]
+    )
+
+
 # One entry per source with an embedded sample; each returns how many items it wrote.
 SAMPLERS: dict[str, Callable[[Path, dict[str, Any]], int]] = {
     "umd": _sample_umd,
+    "gapartnet": _sample_gapartnet,
 }
 
 
@@ -81,9 +91,34 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
     )
 
 
+def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool) -> dict[str, int]:
+    assets = source_root(root, params, "gapartnet.assets")
+    renders = source_root(root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # run_convert handles a null source
+    knobs = get(params, "gapartnet")
+    shards = get(params, "shards")
+    return convert_gapartnet(
+        assets,
+        renders,
+        out,
+        GapartnetParams(
+            audit=root / knobs["audit"],
+            workers=knobs["workers"],
+            window=knobs["window"],
+            iou_min=knobs["iou_min"],
+            coverage_min=knobs["coverage_min"],
+            max_image_pixels=knobs["max_image_pixels"],
+            max_shard_bytes=shards["max_bytes"],
+            rows_per_batch=shards["rows_per_batch"],
+        ),
+        progress=progress,
+    )
+
+
 # One entry per source: (source folder, interim output folder, repo root, params, progress) -> rows per config.
 CONVERTERS: dict[str, Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]] = {
     "umd": _convert_umd,
+    "gapartnet": _convert_gapartnet,
 }
 
 
