@@ -23,6 +23,7 @@ build: $(STAMP)
 	$(BIN)/dvc repro
 	$(BIN)/groundbench summary
 	$(BIN)/groundbench verify
+	$(BIN)/groundbench check-card
 
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
@@ -41,4 +42,4 @@ lock:
 	rm -rf .lockenv
 
 clean:
-	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench
+	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench data/report

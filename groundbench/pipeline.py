@@ -10,13 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import atomic_dir
+from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
+from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
+from groundbench.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.hffolder import ConfigFacts, assemble
-from groundbench.manifests import read_manifest
+from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
 from groundbench.shards import open_shard, shard_files
@@ -27,6 +30,22 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
+# Folders whose children are written atomically (temp sibling + rename): where a killed build can
+# leave a hidden `.name.*.tmp` behind.
+ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))
+
+
+def clear_leftovers(root: Path) -> None:
+    """Remove what a killed build left half-written (never visible under an output's real name)."""
+    for folder in ATOMIC_PARENTS:
+        remove_stale_temporaries(root / folder)
+        if (root / folder).is_dir():
+            for child in (root / folder).iterdir():
+                if child.is_dir() and not child.name.startswith("."):
+                    remove_stale_temporaries(child)
+
+
+LOCK_FILE = Path("requirements.lock")
 
 
 def _sample_umd(root: Path, params: dict[str, Any]) -> int:
@@ -34,9 +53,17 @@ def _sample_umd(root: Path, params: dict[str, Any]) -> int:
     return write_sample(root / get(params, "sample.root") / "umd", knobs["frames_per_tool"], knobs["seed"])
 
 
+def _sample_gapartnet(root: Path, params: dict[str, Any]) -> int:
+    knobs = get(params, "sample.gapartnet")
+    return write_gapartnet_sample(
+        root / get(params, "sample.root") / "gapartnet", knobs["width"], knobs["height"], knobs["engine"]
+    )
+
+
 # One entry per source with an embedded sample; each returns how many items it wrote.
 SAMPLERS: dict[str, Callable[[Path, dict[str, Any]], int]] = {
     "umd": _sample_umd,
+    "gapartnet": _sample_gapartnet,
 }
 
 
@@ -64,9 +91,34 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
     )
 
 
+def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool) -> dict[str, int]:
+    assets = source_root(root, params, "gapartnet.assets")
+    renders = source_root(root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # run_convert handles a null source
+    knobs = get(params, "gapartnet")
+    shards = get(params, "shards")
+    return convert_gapartnet(
+        assets,
+        renders,
+        out,
+        GapartnetParams(
+            audit=root / knobs["audit"],
+            workers=knobs["workers"],
+            window=knobs["window"],
+            iou_min=knobs["iou_min"],
+            coverage_min=knobs["coverage_min"],
+            max_image_pixels=knobs["max_image_pixels"],
+            max_shard_bytes=shards["max_bytes"],
+            rows_per_batch=shards["rows_per_batch"],
+        ),
+        progress=progress,
+    )
+
+
 # One entry per source: (source folder, interim output folder, repo root, params, progress) -> rows per config.
 CONVERTERS: dict[str, Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]] = {
     "umd": _convert_umd,
+    "gapartnet": _convert_gapartnet,
 }
 
 
@@ -142,7 +194,16 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
-def run_assemble(root: Path, params: dict[str, Any]) -> list[ConfigFacts]:
-    facts = collect_facts(root)
-    assemble(root / HF_FOLDER, root / SHARDS, facts, DEFAULT_CONFIG, str(get(params, "dataset.version")))
-    return facts
+def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
+    lock = root / LOCK_FILE
+    return FactsMeta(
+        version=str(get(params, "dataset.version")),
+        default=DEFAULT_CONFIG,
+        source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
+        lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+    )
+
+
+def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return assemble(root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params))

@@ -1,0 +1,263 @@
+"""The dataset card and croissant.json: parsed back offline, every number recomputed from the shards.
+
+The recomputation here is independent of groundbench.facts: it reads the published shards with
+pyarrow and counts with plain Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pytest
+import yaml
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
+from groundbench.cards.sources import SOURCES, source_key
+from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from tests.conftest import REPO, build_all, run_cli
+
+CONFIGS = ("bulk_umd", "curated_umd")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+    root = tmp_path_factory.mktemp("card") / "project"
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    source = root.parent / "umd_source"
+    shutil.copytree(umd_sample, source)
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(source)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    build_all(root)
+    return root
+
+
+def _table(config: str, root: Path) -> pa.Table:
+    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    return pa.concat_tables([ipc.open_file(str(f)).read_all() for f in files])
+
+
+def _section(text: str, heading: str) -> str:
+    match = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^#{{1,3}} |\Z)", text, re.S | re.M)
+    assert match, heading
+    return match.group(1)
+
+
+def _rows(block: str) -> list[list[str]]:
+    """Cells of every Markdown table row in ``block`` (header and rule lines dropped)."""
+    lines = [line for line in block.splitlines() if line.startswith("|")]
+    return [[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def _expected(root: Path, config: str) -> dict:
+    rows = _table(config, root).drop_columns(["image"]).to_pylist()
+    target = [next((p for p in r["parts"] if p["part_id"] == r["target_part_id"]), {}) for r in rows]
+    counts = {
+        "target action": Counter(r["target_action"] or "(none)" for r in rows),
+        "target part class": Counter(t.get("category") or "(none)" for t in target),
+        "object category": Counter(r["object_category"] or "(none)" for r in rows),
+        "render": Counter((r["render"] or {}).get("kind") or "(none)" for r in rows),
+    }
+    manifest = [json.loads(line) for line in (root / f"data/manifests/{config}.jsonl").read_text().splitlines()]
+    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    digests = sorted({d for r in rows for d in r["provenance"]["source_sha256"]})
+    return {
+        "rows": rows,
+        "counts": counts,
+        "box": Counter(t.get("box_quality") or "(none)" for t in target),
+        "tags": Counter(tag for r in rows for tag in r["exclusion_tags"]),
+        "excluded": sum(r["excluded"] for r in rows),
+        "images": len(manifest),
+        "image_bytes": sum(m["bytes"] for m in manifest),
+        "shard_bytes": sum(f.stat().st_size for f in files),
+        "shards": {f"data/{config}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in files},
+        "source_checksum": hashlib.sha256("\n".join(digests).encode()).hexdigest(),
+        "source_files": len(digests),
+    }
+
+
+def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> None:
+    card = DatasetCard.load(built / "data/groundbench/README.md")
+    assert isinstance(card.data, DatasetCardData)
+    data = card.data.to_dict()
+    assert data["pretty_name"] == "GroundBench"
+    assert data["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
+    assert data["license"] == "other" and data["size_categories"] == ["n<1K"]
+    assert {"robotics", "object-detection"} <= set(data["task_categories"])
+    assert sorted(c["config_name"] for c in data["configs"]) == list(CONFIGS)
+    for info in data["dataset_info"]:
+        assert info["splits"][0]["num_examples"] == _table(info["config_name"], built).num_rows
+
+
+def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    expected = {config: _expected(built, config) for config in CONFIGS}
+    configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
+    assert set(configs) == set(CONFIGS)
+    for config, e in expected.items():
+        _, _source, _stratum, _what, rows, excluded, images, image_bytes, shard_bytes = configs[config]
+        assert [int(rows), int(excluded), int(images), int(image_bytes), int(shard_bytes)] == [
+            len(e["rows"]),
+            e["excluded"],
+            e["images"],
+            e["image_bytes"],
+            e["shard_bytes"],
+        ]
+        facets: dict[str, Counter[str]] = {}
+        for facet, value, count in _rows(_section(text, f"### `{config}`")):
+            facets.setdefault(facet, Counter())[value] = int(count)
+        assert facets == e["counts"]
+        box = {v: int(n) for c, v, n in _rows(_section(text, "## Box quality")) if c == config}
+        assert box == dict(e["box"])
+        tags = {v: int(n) for c, v, n in _rows(_section(text, "## Exclusion reasons")) if c == config}
+        assert tags == dict(e["tags"])
+        for c, key, count, mean, low, high in _rows(_section(text, "## Baselines")):
+            if c != config:
+                continue
+            values = [r["baselines"][key] for r in e["rows"] if r["baselines"] and r["baselines"][key] is not None]
+            assert int(count) == len(values)
+            assert [mean, low, high] == [f"{sum(values) / len(values):.4f}", f"{min(values):.4f}", f"{max(values):.4f}"]
+        provenance = {row[0]: row for row in _rows(_section(text, "## Provenance"))}[config]
+        assert int(provenance[2]) == e["source_files"] and provenance[3] == e["source_checksum"]
+        manifest = (built / f"data/manifests/{config}.jsonl").read_bytes()
+        assert provenance[4] == hashlib.sha256(manifest).hexdigest()
+    lock = hashlib.sha256((built / "requirements.lock").read_bytes()).hexdigest()
+    assert f"`requirements.lock` sha256: `{lock}`" in text
+
+
+def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    block = _section(text, "## Conditions")
+    block = block[block.index("| config | stratum | valid conditions |") :]
+    for config, _stratum, valid in _rows(block):
+        kinds = {r["render"]["kind"] for r in _expected(built, config)["rows"]}
+        expected = set(HIGHLIGHT_SAFE) if kinds == {"highlighted"} else set(ALL_CONDITIONS)
+        assert set(valid.split(", ")) == expected
+
+
+def test_licences_and_citations_cover_every_source(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    entries = bibtex_entries()
+    assert {
+        "groundbench",
+        "geng2023gapartnet",
+        "xiang2020sapien",
+        "myers2015affordance",
+        "sacco2026pointerbench",
+        "cheng2024seeclick",
+        "li2025screenspotpro",
+    } <= set(entries)
+    for info in SOURCES.values():
+        assert all(key in entries for key in info.citations)
+    assert "NOT CATALOGUED" not in text
+    for config in CONFIGS:
+        for source in {r["source"] for r in _expected(built, config)["rows"]}:
+            assert source_key(source) is not None
+    citation = _section(text, "## Citation")
+    assert "@misc{groundbench," in citation and "@inproceedings{myers2015affordance," in citation
+    assert "geng2023gapartnet" not in citation  # only sources that contributed rows are cited
+
+
+def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_path: Path) -> None:
+    import mlcroissant as mlc
+
+    folder = built / "data/groundbench"
+    assert validate_croissant(folder / "croissant.json") == []
+    document = json.loads((folder / "croissant.json").read_text())
+    assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
+    objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
+    assert objects == {k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()}
+    assert [r["name"] for r in document["recordSet"]] == list(CONFIGS)
+
+    dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
+    for config in CONFIGS:
+        records = list(dataset.records(config))
+        table = _table(config, built)
+        assert len(records) == table.num_rows
+        ids = [r[f"{config}/example_id"].decode() for r in records]
+        assert ids == table.column("example_id").to_pylist()
+        for record, row in zip(records, table.drop_columns(["image"]).to_pylist(), strict=True):
+            assert record[f"{config}/width"] == row["width"]
+            assert record[f"{config}/excluded"] == row["excluded"]
+            assert record[f"{config}/object_bbox_xyxy"] == row["object_bbox_xyxy"]
+            assert [p.decode() for p in record[f"{config}/conditions"]] == row["conditions"]
+            parts = record[f"{config}/parts"]
+            assert [p[f"{config}/parts/part_id"].decode() for p in parts] == [p["part_id"] for p in row["parts"]]
+            assert [p[f"{config}/parts/point_xy"] for p in parts] == [p["point_xy"] for p in row["parts"]]
+            baselines = record[f"{config}/baselines"]
+            assert baselines[f"{config}/baselines/image_center_distance"] == row["baselines"]["image_center_distance"]
+            assert record[f"{config}/image"].size == (row["width"], row["height"])
+
+
+def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(built, "check-card") == 0
+    readme = built / "data/groundbench/README.md"
+    original = readme.read_text()
+    try:
+        edited = original.replace("| `curated_umd` | umd | curated |", "| `curated_umd` | umd | curated | x", 1)
+        readme.write_text(edited)
+        assert run_cli(built, "check-card") == 1
+        assert "differs from the card regenerated" in capsys.readouterr().out
+    finally:
+        readme.write_text(original)
+
+
+def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(built: Path) -> None:
+    readme = built / "data/groundbench/README.md"
+    original = readme.read_text()
+    assert GALLERY_LINE in original.split("\n") and "local checkout" in GALLERY_LINE
+    assert run_cli(built, "report", "--quiet") == 0
+    target = (readme.parent / "../report/index.html").resolve()  # the link, resolved from the card
+    assert target == (built / "data/report/index.html").resolve() and target.is_file()
+    try:
+        readme.write_text(original.replace(GALLERY_LINE, GALLERY_LINE_PUBLISHED))  # as `publish` uploads it
+        assert run_cli(built, "check-card") == 0
+    finally:
+        readme.write_text(original)
+
+
+def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: Path, tmp_path: Path) -> None:
+    from groundbench.schemas.features import dataset_version_of
+
+    root = tmp_path / "bump"
+    shutil.copytree(built, root)
+    assert run_cli(root, "version", "bump", "minor") == 0  # first bump: no index for 0.1.0 yet
+    assert "version: 0.2.0" in (root / "params.yaml").read_text()
+    assert (root / "data/versions/0.2.0.rows.tsv.gz").is_file()
+    # Change the data: drop one bulk row, alter one curated row, then bump again.
+    shards = root / "data/shards"
+    for config, edit in (("bulk_umd", "drop"), ("curated_umd", "alter")):
+        path = sorted((shards / config).glob("*.arrow"))[0]
+        table = ipc.open_file(str(path)).read_all()
+        if edit == "drop":
+            table = table.slice(1)
+        else:
+            ids = table.column("example_id").to_pylist()
+            values = [1.0 if i == 0 else v for i, v in enumerate(table.column("width").to_pylist())]
+            table = table.set_column(table.schema.get_field_index("width"), "width", pa.array(values, pa.int32()))
+            assert ids
+        with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    assert run_cli(root, "version", "bump", "patch") == 0
+    log = (root / "CHANGELOG-data.md").read_text()
+    assert log.index("## 0.2.1") < log.index("## 0.2.0")
+    entry = log[log.index("## 0.2.1") : log.index("## 0.2.0")]
+    assert "| `bulk_umd` | 0 | 1 | 0 | 69 |" in entry and "| `curated_umd` | 0 | 0 | 1 | 4 |" in entry
+    assert run_cli(root, "assemble") == 0
+    card = DatasetCard.load(root / "data/groundbench/README.md")
+    assert card.data.to_dict()["version"] == "0.2.1"
+    assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
+    for shard in (root / "data/groundbench/data").rglob("*.arrow"):
+        assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
