@@ -93,3 +93,15 @@ def test_report_cli_writes_the_gallery_of_every_built_config(built: Path) -> Non
     index = (built / "data" / "report" / "index.html").read_text()
     assert 'href="curated_umd/index.html"' in index and 'href="bulk_umd/index.html"' in index
     assert (built / "data" / "report" / "assets" / "gallery.js").is_file()
+
+
+def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
+    """`report` is a pipeline stage (cli.STAGES): the gallery is swapped in whole (atomic_dir), and the
+    hidden temporary a killed run leaves beside it is removed by the next run."""
+    leftover = built / "data" / ".report.killed.tmp"
+    (leftover / "curated_umd").mkdir(parents=True)
+    (leftover / "index.html").write_text("<half")
+    assert run_cli(built, "report", "--quiet") == 0
+    assert not leftover.exists()
+    assert not [p for p in (built / "data").iterdir() if p.name.startswith(".report.")]
+    assert (built / "data" / "report" / "index.html").read_text().endswith("</html>\n")

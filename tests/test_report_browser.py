@@ -15,7 +15,14 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from groundbench.report.build import ReportSettings, build_report
 from groundbench.rows import file_stem, iter_rows
-from tests.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows
+from tests.viz_records import (
+    build_gapartnet_project,
+    build_umd_project,
+    gallery_sources,
+    gapartnet_rows,
+    gapartnet_sources,
+    gui_rows,
+)
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -27,7 +34,7 @@ ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-CONFIGS = ("curated_umd", "bulk_umd", "handmade_gapartnet", "handmade_gui")
+CONFIGS = ("curated_umd", "bulk_umd", "handmade_gapartnet", "handmade_gui", "curated_gapartnet", "bulk_gapartnet")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -37,14 +44,16 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    return build_umd_project(tmp_path_factory.mktemp("browser") / "project", umd_sample)
+    root = build_umd_project(tmp_path_factory.mktemp("browser") / "project", umd_sample)
+    return build_gapartnet_project(root)  # the default build's GAPartNet configs, real renders
 
 
 @pytest.fixture(scope="module")
 def site(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gallery served on 127.0.0.1 (a free port), for the duration of the module."""
     out = tmp_path_factory.mktemp("site") / "report"
-    build_report(out, gallery_sources(built), ReportSettings(thumb_side=160, detail_side=400), progress=False)
+    sources = gallery_sources(built) + gapartnet_sources(built)
+    build_report(out, sources, ReportSettings(thumb_side=160, detail_side=400), progress=False)
     handler = functools.partial(_Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -187,4 +196,51 @@ def test_an_excluded_rows_page_says_why(visit: Visit) -> None:
     page = visit.open(f"handmade_gapartnet/rows/{file_stem('gapartnet/curated/45136')}.html")
     assert "closed_pose_ambiguous, no_render" in page.inner_text("#excluded")
     assert visit.broken_images() == []
+    assert visit.problems == []
+
+
+def test_gapartnet_pages_filter_the_default_builds_rows(visit: Visit, built: Path) -> None:
+    """The converter's own output: excluded box_projection_mismatch rows, highlighted bulk renders,
+    fixed handles. Every expected count comes from the shards, not from the page."""
+    bulk = list(iter_rows(built / "data/shards/bulk_gapartnet"))
+    mismatch = [r for r in bulk if "box_projection_mismatch" in r["exclusion_tags"]]
+    assert len(mismatch) == 4 and all("/900010/" in r["example_id"] for r in mismatch)  # the planted object
+    page = visit.open("bulk_gapartnet/index.html")
+    assert visit.broken_images() == []
+    assert _shown(page) == len(bulk)
+    page.select_option("#filter-tags", "box_projection_mismatch")
+    assert _shown(page) == len(mismatch)
+    visible = {f.get_attribute("data-id") for f in page.locator("figure.row:visible").all()}
+    assert visible == {r["example_id"] for r in mismatch}
+    page.select_option("#filter-tags", "(none)")
+    assert _shown(page) == sum(not r["exclusion_tags"] for r in bulk) == len(bulk) - len(mismatch)
+    page.click("#reset")
+
+    def target_class(row: dict[str, Any]) -> str:
+        return next(p["category"] for p in row["parts"] if p["part_id"] == row["target_part_id"])
+
+    for handle in ("line_fixed_handle", "round_fixed_handle"):
+        page.select_option("#filter-class", handle)
+        assert _shown(page) == sum(target_class(r) == handle for r in bulk) > 0
+    page.select_option("#filter-class", "")
+    page.select_option("#filter-quality", "from-mask")
+    page.select_option("#filter-status", "included")
+    assert _shown(page) == sum(
+        not r["excluded"] and next(p for p in r["parts"] if p["part_id"] == r["target_part_id"])["box_quality"]
+        == "from-mask"
+        for r in bulk
+    )
+
+    # A highlighted bulk row's page says which part the render highlights and shows its image.
+    row = mismatch[0]
+    assert row["render"]["kind"] == "highlighted"
+    page = visit.open(f"bulk_gapartnet/rows/{file_stem(row['example_id'])}.html")
+    assert "box_projection_mismatch" in page.inner_text("#excluded")
+    assert page.inner_text("#highlighted") == f"render highlights part {row['render']['highlighted_part_id']}"
+    assert visit.broken_images() == []
+
+    curated = list(iter_rows(built / "data/shards/curated_gapartnet"))
+    page = visit.open("curated_gapartnet/index.html")
+    page.select_option("#filter-status", "excluded")
+    assert _shown(page) == sum(r["excluded"] for r in curated) == 1
     assert visit.problems == []

@@ -170,6 +170,35 @@ def build_umd_project(root: Path, umd_sample: Path) -> Path:
     return root
 
 
+def build_gapartnet_project(root: Path) -> Path:
+    """Add the GAPartNet sample (CPU-rendered, as `make build` has it) converted and baked to ``root``:
+    curated_gapartnet and bulk_gapartnet with the planted box_projection_mismatch rows."""
+    from tests.conftest import REPO, run_cli
+
+    (root / "data" / "audits").mkdir(parents=True, exist_ok=True)
+    audit = Path("data") / "audits" / "curated_gapartnet.yaml"
+    shutil.copy(REPO / audit, root / audit)
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["sources"]["gapartnet"] = {"assets": "sample", "renders": "sample"}
+    params["gapartnet"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_cli(root, "sample", "gapartnet") == 0
+    assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
+    assert run_cli(root, "bake", "curated_gapartnet", "bulk_gapartnet") == 0
+    return root
+
+
+def gapartnet_sources(root: Path) -> list[ConfigSource]:
+    """The built GAPartNet configs of a project made by :func:`build_gapartnet_project`."""
+    from groundbench.report.build import ConfigSource
+    from groundbench.rows import iter_rows
+
+    return [
+        ConfigSource(name, stratum, "gapartnet", lambda name=name: iter_rows(root / "data/shards" / name))
+        for name, stratum in (("curated_gapartnet", "curated"), ("bulk_gapartnet", "bulk"))
+    ]
+
+
 def gallery_sources(root: Path) -> list[ConfigSource]:
     """The built UMD configs plus hand-made ones (mixed GAPartNet-like strata, a GUI suite)."""
     from groundbench.report.build import ConfigSource

@@ -184,6 +184,9 @@ def row_page(record: dict[str, Any], summary: RowSummary, config: str, prev: str
             f"({_e(record.get('original_action'))})"
         )
     lines.append(f"<h1>{_e(summary.example_id)}</h1><p>{target}</p>")
+    highlighted = (record.get("render") or {}).get("highlighted_part_id")
+    if highlighted:  # the image itself marks this part, so only conditions that reveal it are valid
+        lines.append(f'<p id="highlighted">render highlights part {_e(highlighted)}</p>')
     if record.get("instruction"):
         lines.append(f'<p id="instruction">instruction: {_e(record.get("instruction"))}</p>')
     lines.append(f'<div class="detail"><img id="overlay" src="../detail/{_e(summary.stem)}.jpg" alt="overlay"></div>')
