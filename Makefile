@@ -26,6 +26,7 @@ build: $(STAMP)
 	$(BIN)/groundbench check-card
 
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: $(STAMP)
@@ -41,4 +42,4 @@ lock:
 	rm -rf .lockenv
 
 clean:
-	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench
+	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench data/report

@@ -23,6 +23,19 @@ if TYPE_CHECKING:
 # below is replaced by `groundbench publish` (publish.py) in the copy it uploads.
 GIT_COMMIT_PLACEHOLDER = "Git commit: recorded when this version is published (in the Hub commit and tag messages)."
 GIT_COMMIT_LINE = "Git commit: `{commit}`"
+# The audit gallery (`groundbench report`) is written to data/report/, beside this folder, and is
+# not part of the published dataset: the relative link resolves only in a local checkout. So
+# `groundbench publish` swaps the line for GALLERY_LINE_PUBLISHED (no dead link on the Hub), and
+# the card check accepts either. Each is one line, so both swaps are line-for-line.
+GALLERY_LINE = (
+    "Audit gallery of every config (overlays, filters, a page per row, distribution plots): "
+    "[report/index.html](../report/index.html), written beside this folder by `make build`. "
+    "The link works only in a local checkout of the GroundBench repository; the gallery is not uploaded."
+)
+GALLERY_LINE_PUBLISHED = (
+    "Audit gallery of every config (overlays, filters, a page per row, distribution plots): not uploaded; "
+    "`make build` in a checkout of the GroundBench repository writes it to `data/report/index.html`."
+)
 
 
 def fmt_float(value: float | None) -> str:
@@ -138,5 +151,6 @@ def render_body(facts: DatasetFacts) -> str:
         source_settings=settings,
         lock_sha256=facts.lock_sha256,
         git_commit_line=GIT_COMMIT_PLACEHOLDER,
+        gallery_line=GALLERY_LINE,
         citations=citations,
     )

@@ -11,13 +11,20 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard
 
-from groundbench.cards.render import GIT_COMMIT_PLACEHOLDER
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.croissant import CROISSANT_FILE, croissant_text, validate_croissant
 from groundbench.facts import FactsMeta, dataset_facts
 from groundbench.hffolder import card_text
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.features import dataset_version_of
 from groundbench.shards import open_shard, shard_files
+
+
+def _as_built(line: str) -> str:
+    """A line of a published card as the built card has it (publish.staged_card's swaps undone)."""
+    if line.startswith("- Git commit: "):
+        return f"- {GIT_COMMIT_PLACEHOLDER}"
+    return GALLERY_LINE if line == GALLERY_LINE_PUBLISHED else line
 
 
 def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta: FactsMeta) -> list[str]:
@@ -27,10 +34,9 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
         return [f"{readme}: missing (run `groundbench assemble`)"]
     facts = dataset_facts(folder / "data", manifests, configs, meta)
     text = readme.read_text(encoding="utf-8")
-    # A published copy has the commit in place of the placeholder line; compare the rest.
-    normalised = "\n".join(
-        f"- {GIT_COMMIT_PLACEHOLDER}" if line.startswith("- Git commit: ") else line for line in text.split("\n")
-    )
+    # A published copy has the commit in place of the placeholder line and the gallery line without
+    # its local link; compare the rest.
+    normalised = "\n".join(_as_built(line) for line in text.split("\n"))
     if normalised != card_text(facts):
         problems.append(f"{readme}: differs from the card regenerated from the shards (run `groundbench assemble`)")
     card = DatasetCard(text)

@@ -4,7 +4,8 @@ Refuses unless ``verify`` (checksums), validation (schema rules on every publish
 card check all pass. The git commit is recorded here and not in the DVC-built card: a commit hash
 inside a DVC-tracked output changes with every commit, so `dvc repro` could never reproduce the
 committed dvc.lock. The uploaded README is the built card with its placeholder line replaced by
-the commit; the commit is also in the Hub commit description and the tag message.
+the commit; the commit is also in the Hub commit description and the tag message. The card's
+link to the local audit gallery (data/report/, never uploaded) becomes plain text in that copy.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.cards.render import GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.rules import validate_table
@@ -69,10 +70,12 @@ def preflight(folder: Path, verify_mismatches: list[str], card_problems: list[st
 
 
 def staged_card(folder: Path, commit: str) -> bytes:
-    """The card as uploaded: the built card with the git commit in place of its placeholder line."""
+    """The card as uploaded: the built card with the git commit in place of its placeholder line, and
+    the audit-gallery link (which resolves only in a local checkout) replaced by plain text."""
     text = (folder / "README.md").read_text(encoding="utf-8")
     if GIT_COMMIT_PLACEHOLDER not in text:
         raise GroundBenchError(folder / "README.md", "provenance", "the git commit placeholder line is missing")
+    text = text.replace(GALLERY_LINE, GALLERY_LINE_PUBLISHED)
     return text.replace(GIT_COMMIT_PLACEHOLDER, GIT_COMMIT_LINE.format(commit=commit)).encode("utf-8")
 
 

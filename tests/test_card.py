@@ -19,7 +19,7 @@ import pytest
 import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from groundbench.cards.render import bibtex_entries
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
 from groundbench.croissant import parquet_view, validate_croissant
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
@@ -210,6 +210,20 @@ def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.C
         readme.write_text(edited)
         assert run_cli(built, "check-card") == 1
         assert "differs from the card regenerated" in capsys.readouterr().out
+    finally:
+        readme.write_text(original)
+
+
+def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(built: Path) -> None:
+    readme = built / "data/groundbench/README.md"
+    original = readme.read_text()
+    assert GALLERY_LINE in original.split("\n") and "local checkout" in GALLERY_LINE
+    assert run_cli(built, "report", "--quiet") == 0
+    target = (readme.parent / "../report/index.html").resolve()  # the link, resolved from the card
+    assert target == (built / "data/report/index.html").resolve() and target.is_file()
+    try:
+        readme.write_text(original.replace(GALLERY_LINE, GALLERY_LINE_PUBLISHED))  # as `publish` uploads it
+        assert run_cli(built, "check-card") == 0
     finally:
         readme.write_text(original)
 

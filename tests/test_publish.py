@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED
 from tests.conftest import REPO, build_all
 from tests.hubstub import HubStub
 
@@ -66,6 +67,7 @@ def test_dry_run_prints_the_exact_files_and_bytes_and_uploads_nothing(built: Pat
     expected["README.md"] += len(f"Git commit: `{_commit(built)}`") - len(
         "Git commit: recorded when this version is published (in the Hub commit and tag messages)."
     )
+    expected["README.md"] += len(GALLERY_LINE_PUBLISHED.encode()) - len(GALLERY_LINE.encode())
     assert listed == expected
     assert f"{sum(expected.values())} total, {len(expected)} files -> org/groundbench tag v0.1.0" in result.stdout
     assert "Git commit: recorded when" in card  # the built card itself never holds the commit
@@ -83,7 +85,8 @@ def test_publish_uploads_the_folder_and_tags_the_version(built: Path, tmp_path: 
     expected["README.md"] = expected["README.md"].replace(
         b"Git commit: recorded when this version is published (in the Hub commit and tag messages).",
         f"Git commit: `{commit}`".encode(),
-    )
+    ).replace(GALLERY_LINE.encode(), GALLERY_LINE_PUBLISHED.encode())
+    assert b"../report/index.html" not in hub.files["README.md"]  # the local-only gallery link is not uploaded
     assert hub.files == expected
     assert hub.commits[-1]["header"]["summary"] == "GroundBench 0.1.0"
     assert commit in hub.commits[-1]["header"]["description"]
