@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -22,17 +23,38 @@ def worker_count(requested: int) -> int:
         return os.cpu_count() or 1
 
 
+def _apply(func: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [func(item) for item in chunk]
+
+
 def ordered_map(func: Callable[[T], R], items: Sequence[T], workers: int, window: int) -> Iterator[R]:
-    """``map(func, items)`` in input order; at most ``window`` results are in flight at once."""
+    """``map(func, items)`` in input order; at most ``window`` items are in flight at once.
+
+    Items travel to the workers in chunks (fewer round trips), and a new chunk is submitted as soon
+    as the oldest one is consumed, so the workers never wait for a whole window to drain.
+    """
     if workers <= 1 or len(items) <= 1:
         yield from map(func, items)
         return
+    # One BLAS/OpenMP thread per worker: the workers already use every core.
+    for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(variable, "1")
     # spawn, not fork: the parent may hold Arrow/OpenCV thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
-    chunk = max(1, window // (workers * 4))
+    size = max(1, min(64, window // (workers * 4)))
+    pending: deque[Future[list[R]]] = deque()
+    batches = chunks(items, size)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for start in range(0, len(items), window):
-            yield from pool.map(func, items[start : start + window], chunksize=chunk)
+        for batch in batches:
+            pending.append(pool.submit(_apply, func, batch))
+            if len(pending) * size >= window:
+                break
+        while pending:
+            results = pending.popleft().result()
+            following = next(batches, None)
+            if following is not None:
+                pending.append(pool.submit(_apply, func, following))
+            yield from results
 
 
 def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:

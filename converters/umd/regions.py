@@ -23,11 +23,11 @@ class Region:
 
 
 def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
-    rows = np.flatnonzero(mask.any(axis=1))
-    if rows.size == 0:
+    """[min col, min row, max col + 1, max row + 1] of the non-zero pixels; None when there are none."""
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8, copy=False))
+    if w == 0 or h == 0:
         return None
-    cols = np.flatnonzero(mask.any(axis=0))
-    return (float(cols[0]), float(rows[0]), float(cols[-1] + 1), float(rows[-1] + 1))
+    return (float(x), float(y), float(x + w), float(y + h))
 
 
 def interior_point(mask: np.ndarray, centroid: tuple[float, float] | None = None) -> tuple[float, float]:
@@ -67,11 +67,10 @@ def principal_axis(mask: np.ndarray) -> tuple[float, ...]:
     return _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"])
 
 
-def region_of(labels: np.ndarray, label_id: int, area: int) -> Region:
-    """Geometry of one label, computed on the region's own crop (a frame is mostly background)."""
-    full = (labels == label_id).astype(np.uint8)
-    x, y, w, h = cv2.boundingRect(full)  # tight box of the non-zero pixels
-    crop = full[y : y + h, x : x + w]
+def region_of(mask: np.ndarray, label_id: int, area: int) -> Region:
+    """Geometry of one label's mask, computed on the region's own crop (a frame is mostly background)."""
+    x, y, w, h = cv2.boundingRect(mask)  # tight box of the non-zero pixels
+    crop = mask[y : y + h, x : x + w]
     moments = cv2.moments(crop, binaryImage=True)
     centroid = (moments["m10"] / moments["m00"], moments["m01"] / moments["m00"])
     px, py = interior_point(crop, centroid)
@@ -86,14 +85,19 @@ def region_of(labels: np.ndarray, label_id: int, area: int) -> Region:
         bbox_xyxy=(float(x), float(y), float(x + w), float(y + h)),
         point_xy=point,
         axis_xy=axis,
-        point_in_mask=bool(labels[int(point[1]), int(point[0])] == label_id),
+        point_in_mask=bool(mask[int(point[1]), int(point[0])]),
     )
 
 
 def regions_of(labels: np.ndarray) -> list[Region]:
     """Every affordance present in the map, ordered by action name (the example-id order)."""
-    counts = np.bincount(labels.ravel(), minlength=8)
-    regions = [region_of(labels, label_id, int(counts[label_id])) for label_id in UMD_LABELS if counts[label_id]]
+    regions = []
+    for label_id in UMD_LABELS:
+        # One uint8 comparison per label is cheaper than np.bincount, which widens the map to int64.
+        mask = (labels == label_id).view(np.uint8)
+        area = cv2.countNonZero(mask)
+        if area:
+            regions.append(region_of(mask, label_id, area))
     return sorted(regions, key=lambda r: r.action)
 
 
