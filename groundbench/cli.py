@@ -56,6 +56,14 @@ def cmd_bake(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_baselines(args: argparse.Namespace) -> int:
+    from groundbench.pipeline import run_baselines
+
+    rows = run_baselines(_root(args), _params(args))
+    console.print(f"baselines: {rows} rows (one per config, stratum, condition and baseline)")
+    return 0
+
+
 def cmd_store(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_store
 
@@ -125,6 +133,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
+    add(
+        "baselines",
+        cmd_baselines,
+        "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards.",
+    )
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
     add("assemble", cmd_assemble, "Write the Hugging Face dataset folder data/groundbench/ (card + shards).")
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")

@@ -7,9 +7,12 @@ written with the ``datasets`` / ``huggingface_hub`` serializers, never by hand.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from datasets import Features
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
@@ -31,6 +34,8 @@ class ConfigFacts:
     images: int
     image_bytes: int
     shard_bytes: int
+    features: Features | None = None  # a config with its own rows (baselines); None = the record schema
+    shards: Path | None = None  # where its shards are, when not <shards_root>/<name>
 
 
 def chosen_default(facts: list[ConfigFacts], default: str) -> str:
@@ -67,7 +72,7 @@ def card_data(facts: list[ConfigFacts], default: str, version: str) -> DatasetCa
     DatasetInfosDict(
         {
             f.name: DatasetInfo(
-                features=FEATURES,
+                features=FEATURES if f.features is None else f.features,
                 config_name=f.name,
                 splits=SplitDict({SPLIT: SplitInfo(name=SPLIT, num_examples=f.rows, num_bytes=f.shard_bytes)}),
             )
@@ -77,15 +82,22 @@ def card_data(facts: list[ConfigFacts], default: str, version: str) -> DatasetCa
     return data
 
 
-def assemble(folder: Path, shards_root: Path, facts: list[ConfigFacts], default: str, version: str) -> None:
+def assemble(
+    folder: Path,
+    shards_root: Path,
+    facts: list[ConfigFacts],
+    default: str,
+    version: str,
+    baselines: Sequence[dict[str, Any]] = (),
+) -> None:
     with atomic_dir(folder) as tmp:
         for fact in facts:
             target = tmp / "data" / fact.name
             target.mkdir(parents=True)
-            for shard in shard_files(shards_root / fact.name):
+            for shard in shard_files(shards_root / fact.name if fact.shards is None else fact.shards):
                 shutil.copyfile(shard, target / shard.name)
         data = card_data(facts, default, version)
         card = DatasetCard(
-            f"---\n{data.to_yaml()}\n---\n\n{render_body(facts, version, chosen_default(facts, default))}"
+            f"---\n{data.to_yaml()}\n---\n\n{render_body(facts, version, chosen_default(facts, default), baselines)}"
         )
         (tmp / "README.md").write_text(str(card), encoding="utf-8")

@@ -19,7 +19,7 @@ from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
-from groundbench.shards import open_shard, shard_files
+from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.store import build_store
 
 INTERIM = Path("data/interim")
@@ -27,6 +27,7 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
+BASELINES = Path("data/baselines")  # the `baselines` config's shards (outside data/shards: DVC needs it)
 
 
 def _sample_umd(root: Path, params: dict[str, Any]) -> int:
@@ -142,7 +143,60 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
+def run_baselines(root: Path, params: dict[str, Any]) -> int:
+    """Compute the `baselines` config from every built config's shards; returns its row count."""
+    from groundbench.schemas.baselines_features import BASELINES_KEY, baselines_arrow_schema
+    from groundbench.scoring.baselines import config_baselines
+
+    shards = get(params, "shards")
+    with ShardWriter(
+        root / BASELINES, shards["max_bytes"], shards["rows_per_batch"], baselines_arrow_schema(), BASELINES_KEY
+    ) as writer:
+        for name in sorted(built_configs(root)):
+            rows = read_table(root / SHARDS / name).drop_columns(["image"]).to_pylist()
+            for entry in config_baselines(name, rows):
+                writer.add(entry)
+    return writer.rows
+
+
+def baselines_facts(root: Path) -> list[ConfigFacts]:
+    """The `baselines` config as a config of the HF folder (empty list when it was not built)."""
+    from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG
+
+    files = shard_files(root / BASELINES)
+    if not files:
+        return []
+    rows = sum(open_shard(f).read_all().num_rows for f in files)
+    size = sum(f.stat().st_size for f in files)
+    return [
+        ConfigFacts(
+            name=BASELINES_CONFIG,
+            stratum="all (one row per stratum)",
+            source="all",
+            rows=rows,
+            excluded=0,
+            images=0,
+            image_bytes=0,
+            shard_bytes=size,
+            features=BASELINE_FEATURES,
+            shards=root / BASELINES,
+        )
+    ]
+
+
+def baseline_rows(root: Path) -> list[dict[str, Any]]:
+    files = shard_files(root / BASELINES)
+    return [row for f in files for row in open_shard(f).read_all().to_pylist()]
+
+
 def run_assemble(root: Path, params: dict[str, Any]) -> list[ConfigFacts]:
-    facts = collect_facts(root)
-    assemble(root / HF_FOLDER, root / SHARDS, facts, DEFAULT_CONFIG, str(get(params, "dataset.version")))
+    facts = collect_facts(root) + baselines_facts(root)
+    assemble(
+        root / HF_FOLDER,
+        root / SHARDS,
+        facts,
+        DEFAULT_CONFIG,
+        str(get(params, "dataset.version")),
+        baselines=baseline_rows(root),
+    )
     return facts
