@@ -112,6 +112,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if report.mismatches else 0
 
 
+def _data_folder(args: argparse.Namespace) -> Path:
+    folder = Path(args.data)
+    return folder if folder.is_absolute() else _root(args) / folder
+
+
+def cmd_requests(args: argparse.Namespace) -> int:
+    from groundbench.scoring.requests import write_requests
+
+    count = write_requests(_data_folder(args), _root(args), args.config, args.condition, args.out)
+    console.print(f"{args.config} / {args.condition}: {count} requests" + (f" -> {args.out}" if args.out else ""))
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from groundbench.scoring.run import run_sanity, run_score
+
+    if args.sanity:
+        return run_sanity(_data_folder(args), args.sanity, out, console)
+    if args.predictions is None:
+        console.print("error: give a PREDICTIONS file, or --sanity CONFIG")
+        return 2
+    return run_score(
+        _data_folder(args), Path(args.predictions), args.json, args.csv, args.seed, args.resamples, out, console
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -147,6 +173,32 @@ def build_parser() -> argparse.ArgumentParser:
         "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
     )
     p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
+    p = add(
+        "requests",
+        cmd_requests,
+        "Write one JSONL line per row valid under a condition: example_id, condition, prompt, image reference "
+        "and template hash, for any model harness. Conditions: the six, counterfactual, part_named_free_form, "
+        "gui, and any non-GUI condition + '/text_only' (same prompt, image withheld).",
+    )
+    p.add_argument("config", help="a built config, e.g. curated_umd")
+    p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
+    p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "score",
+        cmd_score,
+        "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
+        "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
+    )
+    p.add_argument("predictions", nargs="?", help="predictions JSONL")
+    p.add_argument("--json", type=Path, help='write {"metrics": [...], "predictions": [...]} here')
+    p.add_argument("--csv", type=Path, help="write the metrics as CSV here")
+    p.add_argument(
+        "--sanity", metavar="CONFIG", help="run oracle/constant/echo emitters on CONFIG; exit 1 on deviation"
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     return parser
 
 
