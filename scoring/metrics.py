@@ -178,6 +178,7 @@ def keyword_table() -> dict[str, Any]:
     return dict(yaml.safe_load(text))
 
 
+@cache
 def _keyword_pattern(keyword: str) -> re.Pattern[str]:
     stem = keyword.rstrip("*")
     tail = r"\w*" if keyword.endswith("*") else ""

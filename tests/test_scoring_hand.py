@@ -44,6 +44,7 @@ from groundbench.schemas.features import arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
 from groundbench.scoring.metrics import box_rule, cluster_bootstrap, free_form_actions
 from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, parse_response
+from groundbench.scoring.sanity import sanity
 from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
 
@@ -563,3 +564,21 @@ def test_score_rejects_bad_predictions(tmp_path: Path, capsys: pytest.CaptureFix
         assert run_cli(tmp_path, "score", str(path), "--data", str(folder)) == 2
         err = capsys.readouterr().err
         assert "line 1" in err and field in err
+
+
+@pytest.mark.parametrize(
+    "name, records",
+    [
+        ("hand_curated", EXAMPLE_A),
+        ("hand_counterfactual", COUNTERFACTUAL),
+        ("hand_collide", COLLIDE),
+        ("gui_a", GUI_A),
+        ("gui_b", GUI_B),
+    ],
+)
+def test_sanity_self_test_on_hand_made_configs(name: str, records: list[dict[str, Any]]) -> None:
+    """The self-test is generic over the schema: re-asks and GUI suites pass it too."""
+    rows = baked(records).drop_columns(["image"]).to_pylist()
+    deviations, groups = sanity(name, rows, config_baselines(name, rows))
+    assert deviations == []
+    assert groups >= 1
