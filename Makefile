@@ -23,6 +23,7 @@ build: $(STAMP)
 	$(BIN)/dvc repro
 	$(BIN)/groundbench summary
 	$(BIN)/groundbench verify
+	$(BIN)/groundbench check-card
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadfile

@@ -1,52 +1,80 @@
-"""Render the dataset card body from the built data's facts (never hand-edited)."""
+"""Render the dataset card body from the built data's facts (never hand-edited).
+
+Every table is plain Markdown with integers printed without separators and floats with four
+decimals (:func:`fmt_float`), so the card test can parse them back and compare them with numbers
+it recomputes from the shards.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from groundbench.schemas.features import FORMAT_VERSION
+from groundbench.cards.sources import GROUNDBENCH_CITATION, source_info, source_key
+from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
 if TYPE_CHECKING:
-    from groundbench.hffolder import ConfigFacts
+    from groundbench.facts import DatasetFacts
 
-LICENCES = {
-    "umd": "UMD Part Affordance dataset: no licence stated; the authors ask for a citation (Myers et al. 2015)",
-}
+# The DVC-built card cannot hold the git commit: a commit hash inside a DVC-tracked output would
+# change with every commit, so `dvc repro` could never reproduce the committed dvc.lock. The line
+# below is replaced by `groundbench publish` (publish.py) in the copy it uploads.
+GIT_COMMIT_PLACEHOLDER = "Git commit: recorded when this version is published (in the Hub commit and tag messages)."
+GIT_COMMIT_LINE = "Git commit: `{commit}`"
+
+
+def fmt_float(value: float | None) -> str:
+    return "" if value is None else f"{value:.4f}"
 
 
 def _text(name: str) -> str:
     return resources.files("groundbench.cards").joinpath(name).read_text(encoding="utf-8")
 
 
-def render_body(
-    facts: list[ConfigFacts], version: str, default: str, baselines: Sequence[Mapping[str, Any]] = ()
-) -> str:
-    rows = "\n".join(
-        f"| `{f.name}` | {f.source} | {f.stratum} | {f.rows} | {f.excluded} | {f.images} "
-        f"| {f.image_bytes} | {f.shard_bytes} |"
-        for f in facts
-    )
-    sources = sorted({f.source for f in facts if f.source in LICENCES})
-    body = Template(_text("body.md")).substitute(
-        version=version,
-        format_version=FORMAT_VERSION,
-        config_rows=rows or "| (no config built) | | | | | | | |",
-        default=default,
-        licence_rows="\n".join(f"| {s} | {LICENCES[s]} |" for s in sources),
-        citations=_text("citations.bib").strip(),
-    )
-    return body + baselines_section(baselines) if baselines else body
+def bibtex_entries() -> dict[str, str]:
+    """Entries of cards/citations.bib keyed by citation key (comment lines dropped)."""
+    text = "\n".join(line for line in _text("citations.bib").splitlines() if not line.startswith("%"))
+    entries: dict[str, str] = {}
+    for chunk in re.split(r"\n(?=@)", text.strip()):
+        match = re.match(r"@\w+\{([^,]+),", chunk.strip())
+        if match:
+            entries[match.group(1)] = chunk.strip()
+    return entries
+
+
+def _rows(lines: list[str], empty_columns: int) -> str:
+    return "\n".join(lines) if lines else "| (none) |" + " |" * (empty_columns - 1)
+
+
+def _count_section(name: str, facets: dict[str, dict[str, int]]) -> str:
+    lines = [f"### `{name}`", "", "| facet | value | rows |", "| --- | --- | ---: |"]
+    for facet, counts in facets.items():
+        lines.extend(f"| {facet} | {value} | {count} |" for value, count in counts.items())
+    return "\n".join(lines)
+
+
+def citation_keys(facts: DatasetFacts) -> list[str]:
+    keys = [GROUNDBENCH_CITATION]
+    for config in facts.configs:
+        for source in [config.source, *config.row_sources]:
+            info = source_info(source)
+            for key in info.citations if info else ():
+                if key not in keys:
+                    keys.append(key)
+    return keys
 
 
 def _number(value: object) -> str:
-    return "—" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+    return "—" if value is None else fmt_float(value) if isinstance(value, float) else str(value)
 
 
-def baselines_section(rows: Sequence[Mapping[str, Any]]) -> str:
+def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
     """The `baselines` config as a table: one line per (config, stratum, condition)."""
+    if rows is None:
+        return _text("baselines.md").strip().split("\n\n")[0] + "\n\nThe `baselines` config was not built."
     cells: dict[tuple[str, str, str], dict[str, Mapping[str, Any]]] = {}
     for row in rows:
         cells.setdefault((row["config"], row["stratum"], row["condition"]), {})[row["baseline"]] = row
@@ -68,4 +96,89 @@ def baselines_section(rows: Sequence[Mapping[str, Any]]) -> str:
             f"| {_number(b['localization_tau']['value'])} | {_number(b['image_center_hit_rate_at_tau']['value'])} "
             f"| {_number(b['object_center_hit_rate_at_tau']['value'])} | {keys} |"
         )
-    return _text("baselines.md").format(rows="\n".join(lines))
+    return _text("baselines.md").strip().format(rows=_rows(lines, 11))
+
+
+def render_body(facts: DatasetFacts) -> str:
+    configs = facts.configs
+    config_rows = [
+        f"| `{c.name}` | {c.source} | {c.stratum} | {c.row} | {c.rows} | {c.excluded} | {c.images} "
+        f"| {c.image_bytes} | {c.shard_bytes} |"
+        for c in configs
+    ]
+    derived = facts.baselines
+    if derived is not None:  # aggregates, not records: no images, no exclusions
+        config_rows.append(
+            f"| `{derived.name}` | {derived.source} | {derived.stratum} | {derived.row} | {derived.rows} | 0 | 0 "
+            f"| 0 | {derived.shard_bytes} |"
+        )
+    count_sections = [
+        _count_section(
+            c.name,
+            {
+                "target action": c.by_action,
+                "target part class": c.by_part_class,
+                "object category": c.by_object_category,
+                "render": c.by_render_kind,
+            },
+        )
+        for c in configs
+    ]
+    condition_rows = [
+        f"| {name} | {', '.join(sorted(CONDITIONS[name])) or '(image only)'} |" for name in ALL_CONDITIONS
+    ]
+    validity_rows = [f"| `{c.name}` | {c.stratum} | {', '.join(c.valid_conditions) or '(none)'} |" for c in configs]
+    baseline_rows = [
+        f"| `{c.name}` | {key} | {s.count} | {fmt_float(s.mean)} | {fmt_float(s.minimum)} | {fmt_float(s.maximum)} |"
+        for c in configs
+        for key, s in c.baselines.items()
+    ]
+    box_rows = [f"| `{c.name}` | {q} | {n} |" for c in configs for q, n in c.by_box_quality.items()]
+    exclusion_rows = [f"| `{c.name}` | {t} | {n} |" for c in configs for t, n in c.by_exclusion_tag.items()]
+    limitation_rows = [
+        f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
+        "majority-action baseline is 1.00 there; it says nothing about action discrimination."
+        for c in configs
+        if len(c.by_action) == 1 and c.rows
+    ]
+    used: dict[str, list[str]] = {}
+    for c in configs:
+        for source in c.row_sources or [c.source]:
+            used.setdefault(source_key(source) or source, []).append(c.name)
+    if derived is not None:
+        used.setdefault(source_key(derived.source) or derived.source, []).append(derived.name)
+    licence_rows = []
+    for key in sorted(used):
+        info = source_info(key)
+        title = info.title if info else key
+        licence = info.licence if info else "NOT CATALOGUED: add this source to cards/sources.py"
+        names = ", ".join(f"`{n}`" for n in sorted(set(used[key])))
+        licence_rows.append(f"| {title} | {names} | {licence} |")
+    provenance_rows = [
+        f"| `{c.name}` | {', '.join(c.converters)} | {c.source_files} | `{c.source_checksum}` | `{c.manifest_sha256}` |"
+        for c in configs
+    ]
+    entries = bibtex_entries()
+    citations = "\n\n".join(entries[key] for key in citation_keys(facts))
+    settings = "; ".join(f"{s}: {v}" for s, v in sorted(facts.source_settings.items())) or "(none)"
+    return Template(_text("body.md")).substitute(
+        version=facts.version,
+        format_version=facts.format_version,
+        total_rows=facts.total_rows,
+        config_rows=_rows(config_rows, 9),
+        count_sections="\n\n".join(count_sections) or "(no config built)",
+        condition_rows="\n".join(condition_rows),
+        validity_rows=_rows(validity_rows, 3),
+        baseline_rows=_rows(baseline_rows, 6),
+        baselines_config=baselines_section(None if derived is None else derived.entries),
+        box_rows=_rows(box_rows, 3),
+        exclusion_rows=_rows(exclusion_rows, 3),
+        default=facts.default,
+        limitation_rows="\n".join(limitation_rows),
+        licence_rows=_rows(licence_rows, 3),
+        provenance_rows=_rows(provenance_rows, 5),
+        source_settings=settings,
+        lock_sha256=facts.lock_sha256,
+        git_commit_line=GIT_COMMIT_PLACEHOLDER,
+        citations=citations,
+    )

@@ -76,7 +76,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_assemble
 
     facts = run_assemble(_root(args), _params(args))
-    console.print(f"data/groundbench: {len(facts)} configs")
+    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
     return 0
 
 
@@ -138,6 +138,110 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
 
 
+# Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
+STAGES = ("sample", "convert", "bake", "baselines", "store", "assemble")
+
+
+def _check_card(root: Path) -> list[str]:
+    from groundbench.cardcheck import check_folder
+    from groundbench.params import load_params
+    from groundbench.pipeline import HF_FOLDER, MANIFESTS, built_configs, facts_meta
+    from groundbench.registry import BY_NAME
+
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
+
+
+def cmd_check_card(args: argparse.Namespace) -> int:
+    problems = _check_card(_root(args))
+    for line in problems:
+        print(f"CARD {line}")
+    console.print(f"card check {'FAILED' if problems else 'ok'}: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import HF_FOLDER, built_configs
+    from groundbench.publish import git_commit, plan, preflight, upload
+    from groundbench.verify import verify
+
+    root = _root(args)
+    version = str(get(_params(args), "dataset.version"))
+    folder = root / HF_FOLDER
+    report = verify(root / "data", built_configs(root))
+    problems = preflight(folder, report.mismatches, _check_card(root))
+    for line in problems:
+        print(f"REFUSED {line}")
+    if problems:
+        console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
+        return 1
+    publish_plan = plan(folder, args.repo_id, args.revision or f"v{version}", git_commit(root))
+    for path, size in publish_plan.files:
+        print(f"{size:>12} {path}")
+    count = len(publish_plan.files)
+    print(f"{publish_plan.total_bytes:>12} total, {count} files -> {args.repo_id} tag {publish_plan.tag}")
+    if args.dry_run:
+        console.print("dry run: nothing uploaded")
+        return 0
+    url = upload(folder, publish_plan, version)
+    console.print(f"published {args.repo_id} {publish_plan.tag}: {url}")
+    return 0
+
+
+def cmd_pull(args: argparse.Namespace) -> int:
+    from groundbench.dvcpull import pull_config
+    from groundbench.registry import BY_NAME
+    from groundbench.schemas.baselines_features import BASELINES_CONFIG
+
+    names = sorted([*BY_NAME, BASELINES_CONFIG])
+    if args.config not in names:
+        raise GroundBenchError("command line", "config", f"expected one of {names}, found {args.config!r}")
+    _, images = pull_config(_root(args), args.config, args.remote)
+    if args.config == BASELINES_CONFIG:
+        console.print(f"{args.config}: shards and published folder pulled (no images)")
+        return 0
+    console.print(f"{args.config}: shards, manifest, published folder and {images} store images pulled")
+    return 0
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    from groundbench.params import get
+    from groundbench.pipeline import SHARDS, built_configs
+    from groundbench.version import bump
+
+    root = _root(args)
+    if args.action == "show":
+        print(get(_params(args), "dataset.version"))
+        return 0
+    new, changes = bump(root, root / SHARDS, built_configs(root), args.part)
+    for c in changes:
+        console.print(f"{c.config}: +{c.added} -{c.removed} ~{c.changed} ={c.unchanged}")
+    console.print(f"dataset version {new}: params.yaml and CHANGELOG-data.md updated; run `make build` to stamp it")
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from groundbench.converters.gapartnet.render_cli import render_object
+
+    name = render_object(
+        Path(args.object).resolve(),
+        Path(args.out).resolve(),
+        qpos=args.qpos,
+        theta=args.theta,
+        phi=args.phi,
+        distance=args.distance,
+        width=args.width,
+        height=args.height,
+        camera_idx=args.camera_idx,
+        render_idx=args.render_idx,
+        category=args.category,
+        engine=args.engine,
+    )
+    console.print(f"rendered {name} into {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -153,9 +257,9 @@ def build_parser() -> argparse.ArgumentParser:
         return command
 
     p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
-    p.add_argument("source", choices=["umd"], help="which source's sample to write")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
-    p.add_argument("source", choices=["umd"], help="which source to convert")
+    p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
@@ -165,8 +269,30 @@ def build_parser() -> argparse.ArgumentParser:
         "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards.",
     )
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
-    add("assemble", cmd_assemble, "Write the Hugging Face dataset folder data/groundbench/ (card + shards).")
+    add(
+        "assemble",
+        cmd_assemble,
+        "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards).",
+    )
     add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
+    p = add(
+        "render",
+        cmd_render,
+        "Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's "
+        "render format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile.",
+    )
+    p.add_argument("object", help="GAPartNet object folder (annotation URDF, link annotations, meshes)")
+    p.add_argument("--out", required=True, help="renders folder to add the view to")
+    p.add_argument("--qpos", action="append", default=[], metavar="JOINT=VALUE", help="joint position (repeatable)")
+    p.add_argument("--theta", type=float, default=60.0, help="camera polar angle from +z, degrees (default 60)")
+    p.add_argument("--phi", type=float, default=180.0, help="camera azimuth, degrees; fronts face -x (default 180)")
+    p.add_argument("--distance", type=float, default=3.0, help="camera distance from the origin (default 3)")
+    p.add_argument("--width", type=int, default=320, help="image width in pixels (default 320)")
+    p.add_argument("--height", type=int, default=240, help="image height in pixels (default 240)")
+    p.add_argument("--camera-idx", type=int, default=0, help="camera index in the view name (default 0)")
+    p.add_argument("--render-idx", type=int, default=0, help="render index in the view name (default 0)")
+    p.add_argument("--category", help="object category (default: meta.json model_cat)")
+    p.add_argument("--engine", choices=["embree", "triangle"], default="embree", help="ray caster (default embree)")
     p = add(
         "verify",
         cmd_verify,
@@ -199,12 +325,48 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    add(
+        "check-card",
+        cmd_check_card,
+        "Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both "
+        "offline (huggingface_hub, mlcroissant). Exit 1 on any difference.",
+    )
+    p = add(
+        "publish",
+        cmd_publish,
+        "Upload data/groundbench/ to a Hugging Face dataset repo (create_repo, upload_folder, create_tag). "
+        "Refuses unless verify, shard validation and the card check pass. Needs a token (HF_TOKEN or `hf auth "
+        "login`) and HF_HUB_OFFLINE unset; HF_ENDPOINT selects another Hub.",
+    )
+    p.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created when missing)")
+    p.add_argument("--revision", help="tag to create for this version (default: v<dataset.version>)")
+    p.add_argument("--dry-run", action="store_true", help="print the exact files and bytes; upload nothing")
+    p = add(
+        "pull",
+        cmd_pull,
+        "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
+        "manifest lists from the shared store.",
+    )
+    p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
+    p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
+    p = add(
+        "version",
+        cmd_version,
+        "Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry "
+        "(rows added/removed/changed per config since the previous bump, computed from the built shards).",
+    )
+    p.add_argument("action", choices=["show", "bump"], help="show the version, or bump it")
+    p.add_argument("part", nargs="?", choices=["major", "minor", "patch"], default="patch", help="what to bump")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in STAGES:
+            from groundbench.pipeline import clear_leftovers
+
+            clear_leftovers(_root(args))
         return int(args.func(args))
     except GroundBenchError as exc:
         console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)

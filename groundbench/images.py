@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from groundbench.errors import GroundBenchError
 
@@ -35,7 +35,9 @@ def inspect_image(data: bytes, where: str, max_pixels: int = DEFAULT_MAX_PIXELS)
     try:
         with Image.open(io.BytesIO(data)) as image:
             fmt, (width, height), mode = image.format, image.size, image.mode
-    except Exception as exc:  # PIL raises UnidentifiedImageError, SyntaxError, OSError, ...
+    except UnidentifiedImageError as exc:
+        raise GroundBenchError(where, "image", "expected a JPEG or PNG file; the format is not recognised") from exc
+    except Exception as exc:  # PIL raises SyntaxError, OSError, ValueError, ... on damaged headers
         raise GroundBenchError(where, "image", f"expected a JPEG or PNG file ({type(exc).__name__}: {exc})") from exc
     finally:
         Image.MAX_IMAGE_PIXELS = previous

@@ -38,7 +38,12 @@ def source_root(root: Path, params: dict[str, Any], source: str) -> Path | None:
     value = get(params, f"sources.{source}")
     if value is None:
         return None
+    if isinstance(value, dict):
+        # A source made of several folders (GAPartNet: assets + renders): its converter resolves each
+        # part as "<source>.<part>"; the source is left out when any part is null.
+        parts = [source_root(root, params, f"{source}.{key}") for key in value]
+        return None if any(part is None for part in parts) else root
     if value == SAMPLE:
-        return root / get(params, "sample.root") / source
+        return root / get(params, "sample.root") / source.replace(".", "/")
     path = Path(value)
     return path if path.is_absolute() else root / path

@@ -10,13 +10,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import atomic_dir
+from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
+from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
+from groundbench.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.hffolder import ConfigFacts, assemble
-from groundbench.manifests import read_manifest
+from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
 from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
@@ -28,6 +31,22 @@ MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
 BASELINES = Path("data/baselines")  # the `baselines` config's shards (outside data/shards: DVC needs it)
+# Folders whose children are written atomically (temp sibling + rename): where a killed build can
+# leave a hidden `.name.*.tmp` behind.
+ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))
+
+
+def clear_leftovers(root: Path) -> None:
+    """Remove what a killed build left half-written (never visible under an output's real name)."""
+    for folder in ATOMIC_PARENTS:
+        remove_stale_temporaries(root / folder)
+        if (root / folder).is_dir():
+            for child in (root / folder).iterdir():
+                if child.is_dir() and not child.name.startswith("."):
+                    remove_stale_temporaries(child)
+
+
+LOCK_FILE = Path("requirements.lock")
 
 
 def _sample_umd(root: Path, params: dict[str, Any]) -> int:
@@ -35,9 +54,17 @@ def _sample_umd(root: Path, params: dict[str, Any]) -> int:
     return write_sample(root / get(params, "sample.root") / "umd", knobs["frames_per_tool"], knobs["seed"])
 
 
+def _sample_gapartnet(root: Path, params: dict[str, Any]) -> int:
+    knobs = get(params, "sample.gapartnet")
+    return write_gapartnet_sample(
+        root / get(params, "sample.root") / "gapartnet", knobs["width"], knobs["height"], knobs["engine"]
+    )
+
+
 # One entry per source with an embedded sample; each returns how many items it wrote.
 SAMPLERS: dict[str, Callable[[Path, dict[str, Any]], int]] = {
     "umd": _sample_umd,
+    "gapartnet": _sample_gapartnet,
 }
 
 
@@ -65,9 +92,34 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
     )
 
 
+def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool) -> dict[str, int]:
+    assets = source_root(root, params, "gapartnet.assets")
+    renders = source_root(root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # run_convert handles a null source
+    knobs = get(params, "gapartnet")
+    shards = get(params, "shards")
+    return convert_gapartnet(
+        assets,
+        renders,
+        out,
+        GapartnetParams(
+            audit=root / knobs["audit"],
+            workers=knobs["workers"],
+            window=knobs["window"],
+            iou_min=knobs["iou_min"],
+            coverage_min=knobs["coverage_min"],
+            max_image_pixels=knobs["max_image_pixels"],
+            max_shard_bytes=shards["max_bytes"],
+            rows_per_batch=shards["rows_per_batch"],
+        ),
+        progress=progress,
+    )
+
+
 # One entry per source: (source folder, interim output folder, repo root, params, progress) -> rows per config.
 CONVERTERS: dict[str, Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]] = {
     "umd": _convert_umd,
+    "gapartnet": _convert_gapartnet,
 }
 
 
@@ -159,44 +211,18 @@ def run_baselines(root: Path, params: dict[str, Any]) -> int:
     return writer.rows
 
 
-def baselines_facts(root: Path) -> list[ConfigFacts]:
-    """The `baselines` config as a config of the HF folder (empty list when it was not built)."""
-    from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG
-
-    files = shard_files(root / BASELINES)
-    if not files:
-        return []
-    rows = sum(open_shard(f).read_all().num_rows for f in files)
-    size = sum(f.stat().st_size for f in files)
-    return [
-        ConfigFacts(
-            name=BASELINES_CONFIG,
-            stratum="all (one row per stratum)",
-            source="all",
-            rows=rows,
-            excluded=0,
-            images=0,
-            image_bytes=0,
-            shard_bytes=size,
-            features=BASELINE_FEATURES,
-            shards=root / BASELINES,
-        )
-    ]
-
-
-def baseline_rows(root: Path) -> list[dict[str, Any]]:
-    files = shard_files(root / BASELINES)
-    return [row for f in files for row in open_shard(f).read_all().to_pylist()]
-
-
-def run_assemble(root: Path, params: dict[str, Any]) -> list[ConfigFacts]:
-    facts = collect_facts(root) + baselines_facts(root)
-    assemble(
-        root / HF_FOLDER,
-        root / SHARDS,
-        facts,
-        DEFAULT_CONFIG,
-        str(get(params, "dataset.version")),
-        baselines=baseline_rows(root),
+def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
+    lock = root / LOCK_FILE
+    return FactsMeta(
+        version=str(get(params, "dataset.version")),
+        default=DEFAULT_CONFIG,
+        source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
+        lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
     )
-    return facts
+
+
+def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
+    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    return assemble(
+        root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params), root / BASELINES
+    )

@@ -16,10 +16,17 @@ class ConfigInfo:
 CONFIGS: tuple[ConfigInfo, ...] = (
     ConfigInfo("curated_umd", "umd", "curated", "one audited tool, one representative frame, grasp target"),
     ConfigInfo("bulk_umd", "umd", "bulk", "one (frame, affordance region)"),
+    ConfigInfo(
+        "curated_gapartnet",
+        "gapartnet",
+        "curated",
+        "one audited object: clean render, its target part and every visible annotated part as candidates",
+    ),
+    ConfigInfo("bulk_gapartnet", "gapartnet", "bulk", "one (object, visible target part), target-highlighted render"),
 )
 
 BY_NAME = {c.name: c for c in CONFIGS}
-DEFAULT_CONFIG = "curated_umd"
+DEFAULT_CONFIG = "curated_gapartnet"
 
 
 def configs_of(source: str) -> list[ConfigInfo]:

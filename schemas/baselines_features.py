@@ -11,6 +11,7 @@ import json
 import pyarrow as pa
 from datasets import Features, List, Value
 
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
 
 BASELINES_CONFIG = "baselines"
@@ -33,8 +34,26 @@ BASELINE_FEATURES = Features(
 )
 
 
-def baselines_arrow_schema() -> pa.Schema:
+def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
+    """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
     schema = BASELINE_FEATURES.arrow_schema
     metadata = dict(schema.metadata or {})
-    metadata[FORMAT_METADATA_KEY] = json.dumps({"format_version": FORMAT_VERSION}, sort_keys=True).encode()
+    facts = {"format_version": FORMAT_VERSION}
+    if dataset_version is not None:
+        facts["dataset_version"] = dataset_version
+    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
     return schema.with_metadata(metadata)
+
+
+def validate_baselines_table(table: pa.Table, where: str) -> None:
+    """Exact schema (metadata aside) and well-formed ids; the values are checked by recomputing them (check-card)."""
+    expected = baselines_arrow_schema()
+    if not table.schema.equals(expected, check_metadata=False):
+        raise GroundBenchError(where, "schema", f"expected the baselines schema {expected.names}, found {table.schema}")
+    ids = table.column(BASELINES_KEY).to_pylist()
+    if ids != sorted(set(ids)):
+        raise GroundBenchError(where, BASELINES_KEY, "expected unique ids in ascending order")
+    for row in table.select([BASELINES_KEY, "config", "stratum", "condition", "baseline"]).to_pylist():
+        joined = "/".join(str(row[k]) for k in ("config", "stratum", "condition", "baseline"))
+        if row[BASELINES_KEY] != joined:
+            raise GroundBenchError(where, BASELINES_KEY, f"expected {joined!r}, found {row[BASELINES_KEY]!r}")

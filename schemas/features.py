@@ -61,6 +61,42 @@ UMD_EXTRAS = {
     "has_label_rank": Value("bool"),
 }
 
+# One GAPartNet candidate part's source facts (the core ``parts`` entry holds box, point, action,
+# joint type, camera-frame axis and its 2-D direction; these are the rest, aligned by ``part_id``).
+GAPARTNET_PART = {
+    "part_id": _str(),  # the URDF link name
+    "instance_id": Value("int32"),  # its value in the view's instance_segmentation
+    "own_joint": _str(),  # the joint whose child is the link
+    "own_joint_type": _str(),  # "fixed" for handles, which report their parent's moving joint
+    "joint": _str(),  # the joint that moves the part ("" when none)
+    "moving_link": _str(),  # that joint's child link
+    "joint_origin_world": List(_f64()),  # at the view's pose; empty when no joint
+    "axis_world": List(_f64()),  # unit motion axis, world frame; empty when fixed
+    "axis_camera": List(_f64()),  # the same in the camera frame (= core motion_axis_3d)
+    "qpos": _f64(),  # the moving joint's position in the view
+    "projected_bbox_xyxy": List(_f64()),  # the posed 3-D box projected and clipped; empty if off-image
+    "box_iou": _f64(),  # IoU of the projected box with the mask's tight box
+    "mask_coverage": _f64(),  # share of mask pixels inside the projected box
+    "projection_mismatch": Value("bool"),  # the projection misses its own mask
+}
+
+GAPARTNET_EXTRAS = {
+    "view_id": _str(),  # render file stem, e.g. StorageFurniture_45780_00_003
+    "camera_idx": Value("int32"),
+    "render_idx": Value("int32"),
+    "dataset": _str(),  # "partnet" or "akb48"
+    "target_link": _str(),
+    "has_distractor": Value("bool"),  # at least two candidate parts
+    "joint_names": List(_str()),  # the view's joint_qpos, as parallel lists
+    "joint_qpos": List(_f64()),
+    "camera_position": List(_f64()),  # camera centre in world
+    "highlight_method": _str(),  # how the highlighted image was made from the mask; null if clean
+    "action_overridden": Value("bool"),  # the audit file replaced the table's action
+    "audit_note": _str(),
+    "actions_version": _str(),  # schemas/gapartnet_actions.py GAPARTNET_ACTIONS_VERSION
+    "parts": List(GAPARTNET_PART),
+}
+
 FEATURES = Features(
     {
         "example_id": _str(),
@@ -92,19 +128,33 @@ FEATURES = Features(
             "converter": _str(),
             "converter_version": _str(),
         },
-        "extras": {"umd": UMD_EXTRAS},
+        "extras": {"umd": UMD_EXTRAS, "gapartnet": GAPARTNET_EXTRAS},
     }
 )
 
 COLUMNS: tuple[str, ...] = tuple(FEATURES)
 
 
-def arrow_schema() -> pa.Schema:
-    """The exact Arrow schema of a shard: HF features metadata plus the format version."""
+def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
+    """The exact Arrow schema of a shard: HF features metadata plus the format version.
+
+    The published copies of the shards (data/groundbench/) also carry the dataset version.
+    """
     schema = FEATURES.arrow_schema
     metadata = dict(schema.metadata or {})
-    metadata[FORMAT_METADATA_KEY] = json.dumps({"format_version": FORMAT_VERSION}, sort_keys=True).encode()
+    facts = {"format_version": FORMAT_VERSION}
+    if dataset_version is not None:
+        facts["dataset_version"] = dataset_version
+    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
     return schema.with_metadata(metadata)
+
+
+def dataset_version_of(schema: pa.Schema) -> str | None:
+    raw = (schema.metadata or {}).get(FORMAT_METADATA_KEY)
+    if raw is None:
+        return None
+    value = json.loads(raw).get("dataset_version")
+    return None if value is None else str(value)
 
 
 def format_version_of(schema: pa.Schema) -> str | None:

@@ -6,11 +6,12 @@ its leakage flag; image-centre and object-centre answers at the same tau), so a 
 without the trivial explanation it has to beat.
 
 Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part
-category; several parts sharing the category are narrowed by the answer's point when geometry counts)
-or, where the prompt did not supply the region, by geometry (the smallest candidate box that
-contains its point, edges included). Under ``image_only`` and ``object_named`` selection is task-free:
-any part whose action is defined is valid, and the action is checked against that part's own action
-(a category naming several parts is valid only when they share one defined action). Where the prompt
+category; several parts sharing the category are narrowed by the answer's geometry when geometry
+counts) or, where the prompt did not supply the region, by geometry (:func:`geometric_parts`: its
+point resolved among the candidate boxes that contain it, else its box matched by IoU). Under
+``image_only`` and ``object_named`` selection is task-free: any part whose action is defined is
+valid, and the action is checked against that part's own action (a category naming several parts
+is valid only when they share one defined action). Where the prompt
 supplied both the target's identity and its region (``localization_shown``, ``mechanics_shown``) the
 only geometric evidence of a selection is the box the prompt handed over, so part selection is *not
 measurable* there and is reported as null with that reason (paper 4.5).
@@ -112,24 +113,66 @@ def _area(box: Sequence[float]) -> float:
     return abs(box[2] - box[0]) * abs(box[3] - box[1])
 
 
-def geometric_part(point: tuple[float, float], row: Row) -> Part | None:
-    containing = [p for p in row["parts"] if point_in_box(point, p["bbox_xyxy"])]
-    return min(containing, key=lambda p: _area(p["bbox_xyxy"])) if containing else None
+BOX_MATCH_IOU = 0.5  # a box-only answer selects the candidate whose box it overlaps at least this much
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ax0, ax1 = sorted((a[0], a[2]))
+    ay0, ay1 = sorted((a[1], a[3]))
+    bx0, bx1 = sorted((b[0], b[2]))
+    by0, by1 = sorted((b[1], b[3]))
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def point_part(point: tuple[float, float], candidates: Sequence[Part]) -> Part | None:
+    """The candidate a point lands on: among the boxes containing it (edges included), the part whose
+    own point is nearest, ties to the smaller box, then the part id.
+
+    Why not simply the smallest containing box: projected 3-D boxes (GAPartNet, ``box_quality``
+    exact) overlap heavily. A drawer's box contains its neighbour's point and a bucket's lid box sits
+    inside its arched handle's, so the smallest box hands even the target's own point to another
+    part. A part's ``point_xy`` is a pixel verified on its own mask: the best evidence of where the
+    part is that a row carries without its mask.
+    """
+    containing = [p for p in candidates if point_in_box(point, p["bbox_xyxy"])]
+    if not containing:
+        return None
+
+    def key(p: Part) -> tuple[float, float, str]:
+        own = p["point_xy"]
+        distance = math.inf if own is None else math.hypot(point[0] - own[0], point[1] - own[1])
+        return distance, _area(p["bbox_xyxy"]), str(p["part_id"])
+
+    return min(containing, key=key)
+
+
+def geometric_parts(answer: Answer, candidates: Sequence[Part]) -> list[Part]:
+    """The candidate(s) the answer's geometry selects.
+
+    Its point first (the prompt asks for one pixel on the part), by :func:`point_part`. Without a
+    point, its box: the candidate boxes it overlaps best at IoU >= 0.5 (all tied best ones), else
+    the box centre taken as a point.
+    """
+    if answer.point is None and answer.box is not None and candidates:
+        overlaps = [(box_iou(answer.box, p["bbox_xyxy"]), p) for p in candidates]
+        best = max(iou for iou, _ in overlaps)
+        if best >= BOX_MATCH_IOU:
+            return [p for iou, p in overlaps if iou == best]
+    location = answer.location
+    part = None if location is None else point_part(location, candidates)
+    return [] if part is None else [part]
 
 
 def selected_parts(answer: Answer, row: Row, condition: str) -> list[Part]:
     geometry = not supplies_region(condition)
-    location = answer.location
     named = named_parts(answer, row)
-    if len(named) > 1 and geometry and location is not None:
-        inside = [p for p in named if point_in_box(location, p["bbox_xyxy"])]
-        named = inside or named
+    if len(named) > 1 and geometry:
+        named = geometric_parts(answer, named) or named
     if named:
         return named
-    if geometry and location is not None:
-        part = geometric_part(location, row)
-        return [] if part is None else [part]
-    return []
+    return geometric_parts(answer, row["parts"]) if geometry else []
 
 
 def selection_action(parts: Sequence[Part]) -> str | None:

@@ -59,6 +59,7 @@ def run_sanity(folder: Path, config: str, out: Console, err: Console) -> int:
     for line in deviations:
         table.add_row(f"DEVIATION {line}")
     if not deviations:
-        table.add_row(f"ok: oracle, constant and echo emitters behave as required on {groups} condition groups")
+        emitters = "oracle, geometry, constant and echo emitters"
+        table.add_row(f"ok: {emitters} behave as required on {groups} condition groups")
     out.print(table)
     return 1 if deviations else 0

@@ -6,6 +6,9 @@
 - constant: the majority action and nothing else must score *exactly* the majority baseline (and
   the baseline printed beside it must equal the ``baselines`` config's, when given); for GUI, a
   click on the image centre must score exactly the center-click baseline on point rows;
+- geometry: where the prompt did not supply the region, the target's own point and box without
+  its name, and its box alone, must select exactly the target (overlapping projected boxes must
+  not hand the target's own pixel to a neighbour);
 - echo: under every condition that supplies the region, copying the supplied point and box must be
   reported as an echo (``echo_rate`` 1.0, localization figures labelled ``measures = echo``), and
   the copied box must not be credited as a part selection.
@@ -52,6 +55,16 @@ def oracle(row: Row, condition: str) -> Answer:
     )
 
 
+def geometry_oracle(row: Row, condition: str) -> Answer:
+    part = target_part(row) or {}
+    return _json({"action": row["target_action"], "point": part["point_xy"], "box": part["bbox_xyxy"]})
+
+
+def box_oracle(row: Row, condition: str) -> Answer:
+    part = target_part(row) or {}
+    return _json({"action": row["target_action"], "box": part["bbox_xyxy"]})
+
+
 def echo(row: Row, condition: str) -> Answer:
     part = target_part(row) or {}
     return _json({"point": part["point_xy"], "box": part["bbox_xyxy"]})
@@ -91,6 +104,8 @@ def sanity(config: str, rows: Sequence[Row], baselines: Sequence[Mapping[str, An
         for stratum, members in sorted(by_stratum.items()):
             groups += 1
             _oracle_checks(check, config, condition, members)
+            if base_condition(condition) not in (FREE_FORM, GUI) and not supplies_region(condition):
+                _geometry_checks(check, config, condition, members)
             _constant_checks(check, config, stratum, condition, members, baselines)
             if supplies_region(condition):
                 _echo_checks(check, config, condition, members)
@@ -126,6 +141,16 @@ def _oracle_checks(check: _Check, config: str, condition: str, rows: Sequence[Ro
     if compliance is not None and compliance["n"]:
         check.equal(where, m, "compliance", "value", 1.0)
         check.equal(where, m, "shortcut_rate", "value", 0.0)
+
+
+def _geometry_checks(check: _Check, config: str, condition: str, rows: Sequence[Row]) -> None:
+    defined = all(r["target_action"] != "none" for r in rows)
+    for emitter, name in ((geometry_oracle, "point+box"), (box_oracle, "box")):
+        m = _run(config, rows, condition, emitter, name)
+        where = f"{condition} geometry oracle ({name}, no part name)"
+        check.equal(where, m, "exact_target_rate", "value", 1.0)
+        if defined or base_condition(condition) not in TASK_FREE:
+            check.equal(where, m, "part_selection_accuracy", "value", 1.0)
 
 
 def _constant_checks(

@@ -42,8 +42,8 @@ import pytest
 from groundbench.schemas.conditions import ALL_CONDITIONS
 from groundbench.schemas.features import arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
-from groundbench.scoring.metrics import box_rule, cluster_bootstrap, free_form_actions
-from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, parse_response
+from groundbench.scoring.metrics import box_iou, box_rule, cluster_bootstrap, free_form_actions, selected_parts
+from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, parse_response
 from groundbench.scoring.sanity import sanity
 from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
@@ -582,3 +582,52 @@ def test_sanity_self_test_on_hand_made_configs(name: str, records: list[dict[str
     deviations, groups = sanity(name, rows, config_baselines(name, rows))
     assert deviations == []
     assert groups >= 1
+
+
+def test_geometric_selection_with_overlapping_projected_boxes() -> None:
+    # A bucket: the lid's box [100,100,200,160] (area 6000) lies inside the arched handle's box
+    # [80,40,220,170] (area 18200); the handle's own pixel (150,120) lies in both boxes. A third part,
+    # a drawer-like neighbour [190,100,300,200], overlaps the lid's box at its right edge.
+    parts = [
+        part("handle", "hinge_handle", "lift-vertical", [80, 40, 220, 170], [150, 120]),
+        part("lid", "slider_lid", "pull", [100, 100, 200, 160], [130, 140]),
+        part("drawer", "slider_drawer", "pull", [190, 100, 300, 200], [250, 150]),
+    ]
+    row = record("geo/1", "o", "Bucket", parts, "handle", width=320, height=240)
+
+    def pick(condition: str, **fields: Any) -> list[str]:
+        return [p["part_id"] for p in selected_parts(Answer(status=STRICT, **fields), row, condition)]
+
+    # (150,120) is in the handle's and the lid's boxes: the nearest own point is the handle's (0 px; the
+    # lid's is sqrt(20^2+20^2) = 28.3 px away). The old rule (smallest box) picked the lid.
+    assert pick("image_only", point=(150.0, 120.0)) == ["handle"]
+    # (135,145) is in the same two boxes, 5*sqrt(2) px from the lid's point, sqrt(15^2+25^2) from the handle's.
+    assert pick("image_only", point=(135.0, 145.0)) == ["lid"]
+    # (195,130) lies in all three boxes; own points: handle sqrt(45^2+10^2) = 46.1, lid sqrt(65^2+10^2) = 65.8,
+    # drawer sqrt(55^2+20^2) = 58.5: the handle.
+    assert pick("part_named", point=(195.0, 130.0)) == ["handle"]
+    # Outside every box: nothing.
+    assert pick("image_only", point=(10.0, 10.0)) == []
+    # Box only: the handle's own box has IoU 1 with itself, 6000/18200 = 0.33 with the lid's.
+    assert box_iou([80, 40, 220, 170], [100, 100, 200, 160]) == pytest.approx(6000 / 18200)
+    assert pick("object_named", box=(80.0, 40.0, 220.0, 170.0)) == ["handle"]
+    # A box matching nothing at IoU >= 0.5 ([120,110,160,130], IoU with the lid 800/6000 = 0.13): its
+    # centre (140,120) is a point in the handle's and lid's boxes, 10 px from the handle's own point.
+    assert pick("object_named", box=(120.0, 110.0, 160.0, 130.0)) == ["handle"]
+    # A category shared by two parts is narrowed by the answer's geometry.
+    row2 = record(
+        "geo/2",
+        "o",
+        "Keyboard",
+        [
+            part("k1", "slider_button", "push", [0, 0, 20, 20], [10, 10]),
+            part("k2", "slider_button", "push", [18, 0, 40, 20], [29, 10]),
+        ],
+        "k2",
+        width=320,
+        height=240,
+    )
+    chosen = selected_parts(Answer(status=STRICT, part="slider_button", point=(19.0, 10.0)), row2, "part_named")
+    assert [p["part_id"] for p in chosen] == ["k1"]  # in both boxes; 9 px from k1's point, 10 px from k2's
+    # Where the prompt supplied the region, geometry never selects: a name only.
+    assert pick("localization_only", point=(150.0, 120.0)) == []

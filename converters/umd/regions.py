@@ -30,7 +30,7 @@ def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
     return (float(cols[0]), float(rows[0]), float(cols[-1] + 1), float(rows[-1] + 1))
 
 
-def interior_point(mask: np.ndarray) -> tuple[float, float]:
+def interior_point(mask: np.ndarray, centroid: tuple[float, float] | None = None) -> tuple[float, float]:
     """The pixel farthest from the region's boundary (distance-transform maximum).
 
     Unlike a centroid it always lies inside the mask, also for concave regions (a mug's interior).
@@ -40,51 +40,60 @@ def interior_point(mask: np.ndarray) -> tuple[float, float]:
     padded = np.pad(mask.astype(np.uint8), 1)
     distance = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
     rows, cols = np.nonzero(distance >= distance.max() - 0.5)
-    all_rows, all_cols = np.nonzero(mask)
-    cy, cx = all_rows.mean(), all_cols.mean()
+    if centroid is None:
+        all_rows, all_cols = np.nonzero(mask)
+        centroid = (float(all_cols.mean()), float(all_rows.mean()))
+    cx, cy = centroid
     best = int(np.argmin((rows - cy) ** 2 + (cols - cx) ** 2))
     return (float(cols[best]) + 0.5, float(rows[best]) + 0.5)
 
 
-def principal_axis(mask: np.ndarray) -> tuple[float, ...]:
-    """Unit direction of the region's largest spread, sign fixed so x > 0 (or y > 0 when x = 0)."""
-    rows, cols = np.nonzero(mask)
-    if rows.size < 2:
-        return ()
-    x = cols.astype(np.float64) - cols.mean()
-    y = rows.astype(np.float64) - rows.mean()
-    sxx, syy, sxy = float(x @ x), float(y @ y), float(x @ y)
-    if math.isclose(sxx, syy) and math.isclose(sxy, 0.0, abs_tol=1e-9):
+def _axis_from_moments(mu20: float, mu02: float, mu11: float) -> tuple[float, ...]:
+    if math.isclose(mu20, mu02) and math.isclose(mu11, 0.0, abs_tol=1e-9):
         return ()  # isotropic: no principal direction
-    theta = 0.5 * math.atan2(2.0 * sxy, sxx - syy)
-    dx, dy = math.cos(theta), math.sin(theta)
+    theta = 0.5 * math.atan2(2.0 * mu11, mu20 - mu02)
+    # Round first: cos(pi/2) is 6e-17, not 0, and its sign must not decide the direction.
+    dx, dy = round(math.cos(theta), 12) + 0.0, round(math.sin(theta), 12) + 0.0
     if dx < 0 or (dx == 0 and dy < 0):
         dx, dy = -dx, -dy
-    return (round(dx, 12), round(dy, 12))
+    return (dx + 0.0, dy + 0.0)
+
+
+def principal_axis(mask: np.ndarray) -> tuple[float, ...]:
+    """Unit direction of the region's largest spread, sign fixed so x > 0 (or y > 0 when x = 0)."""
+    moments = cv2.moments(mask.astype(np.uint8), binaryImage=True)
+    if moments["m00"] < 2:
+        return ()
+    return _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"])
+
+
+def region_of(labels: np.ndarray, label_id: int, area: int) -> Region:
+    """Geometry of one label, computed on the region's own crop (a frame is mostly background)."""
+    full = (labels == label_id).astype(np.uint8)
+    x, y, w, h = cv2.boundingRect(full)  # tight box of the non-zero pixels
+    crop = full[y : y + h, x : x + w]
+    moments = cv2.moments(crop, binaryImage=True)
+    centroid = (moments["m10"] / moments["m00"], moments["m01"] / moments["m00"])
+    px, py = interior_point(crop, centroid)
+    # Outside its bounding box a region has no pixels, so the zero padding of the crop gives the
+    # same distances as the whole frame would.
+    point = (px + x, py + y)
+    axis = _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"]) if area >= 2 else ()
+    return Region(
+        label_id=label_id,
+        action=UMD_LABELS[label_id],
+        area=area,
+        bbox_xyxy=(float(x), float(y), float(x + w), float(y + h)),
+        point_xy=point,
+        axis_xy=axis,
+        point_in_mask=bool(labels[int(point[1]), int(point[0])] == label_id),
+    )
 
 
 def regions_of(labels: np.ndarray) -> list[Region]:
     """Every affordance present in the map, ordered by action name (the example-id order)."""
-    regions = []
     counts = np.bincount(labels.ravel(), minlength=8)
-    for label_id, action in UMD_LABELS.items():
-        if counts[label_id] == 0:
-            continue
-        mask = labels == label_id
-        box = tight_box(mask)
-        assert box is not None  # counts[label_id] > 0
-        point = interior_point(mask)
-        regions.append(
-            Region(
-                label_id=label_id,
-                action=action,
-                area=int(counts[label_id]),
-                bbox_xyxy=box,
-                point_xy=point,
-                axis_xy=principal_axis(mask),
-                point_in_mask=bool(mask[int(point[1]), int(point[0])]),
-            )
-        )
+    regions = [region_of(labels, label_id, int(counts[label_id])) for label_id in UMD_LABELS if counts[label_id]]
     return sorted(regions, key=lambda r: r.action)
 
 

@@ -1,0 +1,264 @@
+"""Every number the dataset card and the Croissant file print, computed from the built shards.
+
+One pass over each config's shards (a few narrow columns, batch by batch, so memory stays at one
+batch) plus its manifest. The card, the Croissant file and the publish check all read these facts;
+nothing in them is typed by hand. Counts are per config and never pooled across strata.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from groundbench.cards.sources import DERIVED_SOURCE
+from groundbench.manifests import read_manifest, sha256_file
+from groundbench.registry import ConfigInfo
+from groundbench.schemas.baselines_features import BASELINES_CONFIG
+from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
+from groundbench.schemas.features import FORMAT_VERSION
+from groundbench.shards import open_shard, shard_files
+
+# Columns read to compute the facts (never the image bytes).
+FACT_COLUMNS = (
+    "source",
+    "stratum",
+    "object_category",
+    "render",
+    "parts",
+    "target_part_id",
+    "target_action",
+    "exclusion_tags",
+    "excluded",
+    "baselines",
+    "provenance",
+)
+BASELINES = ("image_center_distance", "object_center_distance")
+MISSING = "(none)"  # printed for a null category, action or box quality
+
+
+def digest_of_digests(digests: list[str]) -> str:
+    """sha256 of the sorted, distinct hex digests joined by newlines: one checksum for a set of files."""
+    return hashlib.sha256("\n".join(sorted(set(digests))).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ShardFile:
+    name: str  # relative to the config's folder
+    bytes: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class BaselineStats:
+    count: int  # rows with a value
+    mean: float | None
+    minimum: float | None
+    maximum: float | None
+
+
+@dataclass
+class ConfigCard:
+    """The facts of one built config."""
+
+    name: str
+    source: str
+    stratum: str
+    row: str  # what one row is (registry)
+    rows: int = 0
+    excluded: int = 0
+    images: int = 0
+    image_bytes: int = 0
+    shard_bytes: int = 0
+    shards: list[ShardFile] = field(default_factory=list)
+    by_action: dict[str, int] = field(default_factory=dict)
+    by_part_class: dict[str, int] = field(default_factory=dict)
+    by_object_category: dict[str, int] = field(default_factory=dict)
+    by_exclusion_tag: dict[str, int] = field(default_factory=dict)
+    by_box_quality: dict[str, int] = field(default_factory=dict)
+    by_render_kind: dict[str, int] = field(default_factory=dict)
+    row_sources: list[str] = field(default_factory=list)  # distinct `source` values of the rows
+    valid_conditions: list[str] = field(default_factory=list)  # union over the rows' render kinds
+    baselines: dict[str, BaselineStats] = field(default_factory=dict)
+    converters: list[str] = field(default_factory=list)  # "name version"
+    source_files: int = 0
+    source_checksum: str = ""
+    manifest_sha256: str = ""
+
+
+def _count(counter: Counter[str]) -> dict[str, int]:
+    """Largest count first, ties by name: a stable order for the tables."""
+    return dict(sorted(counter.items(), key=lambda item: (-item[1], item[0])))
+
+
+def _target_part(parts: list[dict] | None, target: str | None) -> dict | None:
+    for part in parts or []:
+        if part.get("part_id") == target:
+            return part
+    return None
+
+
+def config_card(name: str, source: str, stratum: str, row: str, shards: Path, manifest: Path) -> ConfigCard:
+    card = ConfigCard(name=name, source=source, stratum=stratum, row=row)
+    counters: dict[str, Counter[str]] = {
+        key: Counter() for key in ("action", "part", "object", "tag", "box", "render", "source")
+    }
+    sums = {key: 0.0 for key in BASELINES}
+    values: dict[str, list[float]] = {key: [] for key in BASELINES}
+    converters: set[str] = set()
+    source_digests: list[str] = []
+    kinds: set[tuple[str, str]] = set()
+    for path in shard_files(shards):
+        size = path.stat().st_size
+        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
+        card.shard_bytes += size
+        reader = open_shard(path)
+        for index in range(reader.num_record_batches):
+            for record in reader.get_batch(index).select(list(FACT_COLUMNS)).to_pylist():
+                card.rows += 1
+                card.excluded += bool(record["excluded"])
+                counters["action"][record["target_action"] or MISSING] += 1
+                target = _target_part(record["parts"], record["target_part_id"])
+                counters["part"][(target or {}).get("category") or MISSING] += 1
+                counters["box"][(target or {}).get("box_quality") or MISSING] += 1
+                counters["object"][record["object_category"] or MISSING] += 1
+                for tag in record["exclusion_tags"] or []:
+                    counters["tag"][tag] += 1
+                render_kind = (record["render"] or {}).get("kind") or MISSING
+                counters["render"][render_kind] += 1
+                counters["source"][record["source"] or MISSING] += 1
+                kinds.add((record["stratum"], render_kind))
+                for key in BASELINES:
+                    value = (record["baselines"] or {}).get(key)
+                    if value is not None:
+                        values[key].append(float(value))
+                        sums[key] += float(value)
+                provenance = record["provenance"] or {}
+                converters.add(f"{provenance.get('converter')} {provenance.get('converter_version')}")
+                source_digests.extend(provenance.get("source_sha256") or [])
+    card.by_action = _count(counters["action"])
+    card.by_part_class = _count(counters["part"])
+    card.by_object_category = _count(counters["object"])
+    card.by_exclusion_tag = _count(counters["tag"])
+    card.by_box_quality = _count(counters["box"])
+    card.by_render_kind = _count(counters["render"])
+    card.row_sources = sorted(counters["source"])
+    valid: set[str] = set()
+    for row_stratum, render_kind in kinds:
+        valid.update(valid_conditions(row_stratum, render_kind))
+    # Keep the design's order (schemas/conditions.py), not alphabetical.
+    card.valid_conditions = [c for c in ALL_CONDITIONS if c in valid]
+    for key in BASELINES:
+        seen = values[key]
+        card.baselines[key] = BaselineStats(
+            count=len(seen),
+            mean=sums[key] / len(seen) if seen else None,
+            minimum=min(seen) if seen else None,
+            maximum=max(seen) if seen else None,
+        )
+    card.converters = sorted(converters)
+    card.source_files = len(set(source_digests))
+    card.source_checksum = digest_of_digests(source_digests)
+    entries = read_manifest(manifest)
+    card.images = len(entries)
+    card.image_bytes = sum(e.bytes for e in entries.values())
+    card.manifest_sha256 = sha256_file(manifest)
+    return card
+
+
+@dataclass
+class BaselinesCard:
+    """The facts of the ``baselines`` config: aggregate rows derived from every record config.
+
+    Its rows are not records (own features, ``schemas/baselines_features.py``), so it has no
+    images, manifest, exclusions or per-row counts; the card prints its rows as a table.
+    """
+
+    name: str = BASELINES_CONFIG
+    source: str = DERIVED_SOURCE  # derived from every config's rows (catalogued in cards/sources.py)
+    stratum: str = "all (one row per config, stratum, condition and baseline)"
+    row: str = "one (config, stratum, condition, baseline) aggregate, computed from the record configs"
+    rows: int = 0
+    shard_bytes: int = 0
+    shards: list[ShardFile] = field(default_factory=list)
+    entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
+
+
+def baselines_card(shards: Path) -> BaselinesCard | None:
+    """Facts of the ``baselines`` config whose shards are in ``shards`` (None when it was not built)."""
+    files = shard_files(shards)
+    if not files:
+        return None
+    card = BaselinesCard()
+    for path in files:
+        size = path.stat().st_size
+        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
+        card.shard_bytes += size
+        card.entries.extend(open_shard(path).read_all().to_pylist())
+    card.rows = len(card.entries)
+    return card
+
+
+@dataclass(frozen=True)
+class FactsMeta:
+    """What the facts need besides the data: read from params.yaml and the lock file."""
+
+    version: str
+    default: str
+    source_settings: dict[str, str]
+    lock_sha256: str
+
+
+@dataclass(frozen=True)
+class DatasetFacts:
+    version: str
+    format_version: str
+    default: str
+    configs: list[ConfigCard]
+    source_settings: dict[str, str]  # source -> "embedded sample" / "a source tree" (never a machine path)
+    lock_sha256: str  # requirements.lock
+    baselines: BaselinesCard | None = None  # the `baselines` config, when built
+
+    @property
+    def total_rows(self) -> int:
+        """Record rows over every record config (the baselines config's aggregates are not examples)."""
+        return sum(c.rows for c in self.configs)
+
+    @property
+    def published(self) -> list[ConfigCard | BaselinesCard]:
+        """Every config of the folder, record configs first, then the baselines config."""
+        return [*self.configs, *([self.baselines] if self.baselines else [])]
+
+
+def source_setting(value: object) -> str:
+    """How a source was read, without machine-specific paths (they would break byte-identical builds)."""
+    if value == "sample":
+        return "embedded sample (synthetic files in the source's real format)"
+    if value is None:
+        return "left out (null)"
+    if isinstance(value, dict):  # a source with several parts (e.g. gapartnet assets + renders)
+        return "; ".join(f"{key}: {source_setting(value[key])}" for key in sorted(value))
+    return "a source tree (path set in params.yaml)"
+
+
+def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInfo], meta: FactsMeta) -> DatasetFacts:
+    """Facts of every config in ``configs`` (registry order), from ``data_root/<config>/`` shards.
+
+    The ``baselines`` config is taken from ``data_root/baselines/`` when its shards are there.
+    """
+    cards = [
+        config_card(c.name, c.source, c.stratum, c.row, data_root / c.name, manifests_root / f"{c.name}.jsonl")
+        for c in configs
+    ]
+    names = [c.name for c in cards]
+    default = meta.default if meta.default in names or not names else names[0]
+    return DatasetFacts(
+        version=meta.version,
+        format_version=FORMAT_VERSION,
+        default=default,
+        configs=cards,
+        source_settings=meta.source_settings,
+        lock_sha256=meta.lock_sha256,
+        baselines=baselines_card(data_root / BASELINES_CONFIG),
+    )

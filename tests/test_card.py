@@ -1,0 +1,344 @@
+"""The dataset card and croissant.json: parsed back offline, every number recomputed from the shards.
+
+The recomputation here is independent of groundbench.facts: it reads the published shards with
+pyarrow and counts with plain Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+import pytest
+import yaml
+from huggingface_hub import DatasetCard, DatasetCardData
+
+from groundbench.cards.render import bibtex_entries
+from groundbench.cards.sources import SOURCES, source_key
+from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
+from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from groundbench.shards import ShardWriter
+from tests.conftest import REPO, build_all, run_cli
+
+CONFIGS = ("bulk_umd", "curated_umd")
+BASELINES = "baselines"  # the derived config: its own features, one row per (config, stratum, condition, baseline)
+BASELINES_HEADING = "## Baselines per config, stratum and condition (the `baselines` config)"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+    root = tmp_path_factory.mktemp("card") / "project"
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    source = root.parent / "umd_source"
+    shutil.copytree(umd_sample, source)
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(source)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    build_all(root)
+    return root
+
+
+def _table(config: str, root: Path) -> pa.Table:
+    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    return pa.concat_tables([ipc.open_file(str(f)).read_all() for f in files])
+
+
+def _section(text: str, heading: str) -> str:
+    match = re.search(rf"^{re.escape(heading)}\n(.*?)(?=^#{{1,3}} |\Z)", text, re.S | re.M)
+    assert match, heading
+    return match.group(1)
+
+
+def _rows(block: str) -> list[list[str]]:
+    """Cells of every Markdown table row in ``block`` (header and rule lines dropped)."""
+    lines = [line for line in block.splitlines() if line.startswith("|")]
+    return [[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in lines[2:]]
+
+
+def _expected(root: Path, config: str) -> dict:
+    rows = _table(config, root).drop_columns(["image"]).to_pylist()
+    target = [next((p for p in r["parts"] if p["part_id"] == r["target_part_id"]), {}) for r in rows]
+    counts = {
+        "target action": Counter(r["target_action"] or "(none)" for r in rows),
+        "target part class": Counter(t.get("category") or "(none)" for t in target),
+        "object category": Counter(r["object_category"] or "(none)" for r in rows),
+        "render": Counter((r["render"] or {}).get("kind") or "(none)" for r in rows),
+    }
+    manifest = [json.loads(line) for line in (root / f"data/manifests/{config}.jsonl").read_text().splitlines()]
+    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    digests = sorted({d for r in rows for d in r["provenance"]["source_sha256"]})
+    return {
+        "rows": rows,
+        "counts": counts,
+        "box": Counter(t.get("box_quality") or "(none)" for t in target),
+        "tags": Counter(tag for r in rows for tag in r["exclusion_tags"]),
+        "excluded": sum(r["excluded"] for r in rows),
+        "images": len(manifest),
+        "image_bytes": sum(m["bytes"] for m in manifest),
+        "shard_bytes": sum(f.stat().st_size for f in files),
+        "shards": {f"data/{config}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in files},
+        "source_checksum": hashlib.sha256("\n".join(digests).encode()).hexdigest(),
+        "source_files": len(digests),
+    }
+
+
+def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> None:
+    card = DatasetCard.load(built / "data/groundbench/README.md")
+    assert isinstance(card.data, DatasetCardData)
+    data = card.data.to_dict()
+    assert data["pretty_name"] == "GroundBench"
+    assert data["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
+    assert data["license"] == "other" and data["size_categories"] == ["n<1K"]
+    assert {"robotics", "object-detection"} <= set(data["task_categories"])
+    assert sorted(c["config_name"] for c in data["configs"]) == sorted([*CONFIGS, BASELINES])
+    # the default (curated_gapartnet) is not built here: the first built record config, never `baselines`
+    assert [c["config_name"] for c in data["configs"] if c.get("default")] == ["bulk_umd"]
+    for info in data["dataset_info"]:
+        assert info["splits"][0]["num_examples"] == _table(info["config_name"], built).num_rows
+        names = [f["name"] for f in info["features"]]
+        if info["config_name"] == BASELINES:
+            assert names == list(BASELINE_FEATURES)
+        else:
+            assert "example_id" in names and "image" in names
+
+
+def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    expected = {config: _expected(built, config) for config in CONFIGS}
+    configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
+    assert set(configs) == {*CONFIGS, BASELINES}
+    derived = _table(BASELINES, built)
+    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
+    assert configs[BASELINES][1] == "all"
+    assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
+    for config, e in expected.items():
+        _, _source, _stratum, _what, rows, excluded, images, image_bytes, shard_bytes = configs[config]
+        assert [int(rows), int(excluded), int(images), int(image_bytes), int(shard_bytes)] == [
+            len(e["rows"]),
+            e["excluded"],
+            e["images"],
+            e["image_bytes"],
+            e["shard_bytes"],
+        ]
+        facets: dict[str, Counter[str]] = {}
+        for facet, value, count in _rows(_section(text, f"### `{config}`")):
+            facets.setdefault(facet, Counter())[value] = int(count)
+        assert facets == e["counts"]
+        box = {v: int(n) for c, v, n in _rows(_section(text, "## Box quality")) if c == config}
+        assert box == dict(e["box"])
+        tags = {v: int(n) for c, v, n in _rows(_section(text, "## Exclusion reasons")) if c == config}
+        assert tags == dict(e["tags"])
+        for c, key, count, mean, low, high in _rows(_section(text, "## Baselines")):
+            if c != config:
+                continue
+            values = [r["baselines"][key] for r in e["rows"] if r["baselines"] and r["baselines"][key] is not None]
+            assert int(count) == len(values)
+            assert [mean, low, high] == [f"{sum(values) / len(values):.4f}", f"{min(values):.4f}", f"{max(values):.4f}"]
+        provenance = {row[0]: row for row in _rows(_section(text, "## Provenance"))}[config]
+        assert int(provenance[2]) == e["source_files"] and provenance[3] == e["source_checksum"]
+        manifest = (built / f"data/manifests/{config}.jsonl").read_bytes()
+        assert provenance[4] == hashlib.sha256(manifest).hexdigest()
+    lock = hashlib.sha256((built / "requirements.lock").read_bytes()).hexdigest()
+    assert f"`requirements.lock` sha256: `{lock}`" in text
+
+
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    rows = _table(BASELINES, built).to_pylist()
+    assert len(rows) == len({r["baseline_id"] for r in rows}) > 0
+    assert {r["config"] for r in rows} == set(CONFIGS)
+    cells: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for r in rows:
+        cells.setdefault((r["config"], r["stratum"], r["condition"]), {})[r["baseline"]] = r
+    printed = _rows(_section(text, BASELINES_HEADING))
+    assert len(printed) == len(cells)
+    for config, stratum, condition, n, majority, bound, leakage, tau, image_hit, object_hit, keys in printed:
+        b = cells[(config, stratum, condition)]
+        assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
+        m = b["majority_action"]
+        assert majority == f"{_cell(m['value'])} ({m['detail']})"
+        assert bound == _cell(b["text_only_blind_bound"]["value"])
+        assert leakage == ("**yes**" if b["text_only_blind_bound"]["leakage"] else "no")
+        assert tau == _cell(b["localization_tau"]["value"])
+        assert image_hit == _cell(b["image_center_hit_rate_at_tau"]["value"])
+        assert object_hit == _cell(b["object_center_hit_rate_at_tau"]["value"])
+        assert keys == (", ".join(b["text_only_blind_bound"]["supplied_keys"]) or "(none)")
+    # the majority baseline recomputed from the record rows themselves (not excluded, condition valid)
+    for config in CONFIGS:
+        records = [r for r in _expected(built, config)["rows"] if not r["excluded"]]
+        for condition in {c for r in records for c in r["conditions"]}:
+            scored = [r for r in records if condition in r["conditions"]]
+            counts = Counter(r["target_action"] for r in scored)
+            stratum = scored[0]["stratum"]
+            assert cells[(config, stratum, condition)]["majority_action"]["value"] == pytest.approx(
+                max(counts.values()) / len(scored)
+            )
+
+
+def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    block = _section(text, "## Conditions")
+    block = block[block.index("| config | stratum | valid conditions |") :]
+    for config, _stratum, valid in _rows(block):
+        kinds = {r["render"]["kind"] for r in _expected(built, config)["rows"]}
+        expected = set(HIGHLIGHT_SAFE) if kinds == {"highlighted"} else set(ALL_CONDITIONS)
+        assert set(valid.split(", ")) == expected
+
+
+def test_licences_and_citations_cover_every_source(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    entries = bibtex_entries()
+    assert {
+        "groundbench",
+        "geng2023gapartnet",
+        "xiang2020sapien",
+        "myers2015affordance",
+        "sacco2026pointerbench",
+        "cheng2024seeclick",
+        "li2025screenspotpro",
+    } <= set(entries)
+    for info in SOURCES.values():
+        assert all(key in entries for key in info.citations)
+    assert "NOT CATALOGUED" not in text
+    licences = {row[1]: row for row in _rows(_section(text, "## Licences"))}
+    assert licences["baselines"][0].startswith("GroundBench baselines") and "Apache-2.0" in licences["baselines"][2]
+    for config in CONFIGS:
+        for source in {r["source"] for r in _expected(built, config)["rows"]}:
+            assert source_key(source) is not None
+    citation = _section(text, "## Citation")
+    assert "@misc{groundbench," in citation and "@inproceedings{myers2015affordance," in citation
+    assert "geng2023gapartnet" not in citation  # only sources that contributed rows are cited
+
+
+def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_path: Path) -> None:
+    import mlcroissant as mlc
+
+    folder = built / "data/groundbench"
+    assert validate_croissant(folder / "croissant.json") == []
+    document = json.loads((folder / "croissant.json").read_text())
+    assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
+    objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
+    derived_files = sorted((folder / "data" / BASELINES).glob("*.arrow"))
+    assert objects == {
+        **{k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()},
+        **{f"data/{BASELINES}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in derived_files},
+    }
+    assert [r["name"] for r in document["recordSet"]] == [*CONFIGS, BASELINES]
+    derived_set = document["recordSet"][-1]
+    assert [f["name"] for f in derived_set["field"]] == list(BASELINE_FEATURES)
+    assert derived_set["key"] == {"@id": f"{BASELINES}/baseline_id"}
+
+    dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
+    for config in CONFIGS:
+        records = list(dataset.records(config))
+        table = _table(config, built)
+        assert len(records) == table.num_rows
+        ids = [r[f"{config}/example_id"].decode() for r in records]
+        assert ids == table.column("example_id").to_pylist()
+        for record, row in zip(records, table.drop_columns(["image"]).to_pylist(), strict=True):
+            assert record[f"{config}/width"] == row["width"]
+            assert record[f"{config}/excluded"] == row["excluded"]
+            assert record[f"{config}/object_bbox_xyxy"] == row["object_bbox_xyxy"]
+            assert [p.decode() for p in record[f"{config}/conditions"]] == row["conditions"]
+            parts = record[f"{config}/parts"]
+            assert [p[f"{config}/parts/part_id"].decode() for p in parts] == [p["part_id"] for p in row["parts"]]
+            assert [p[f"{config}/parts/point_xy"] for p in parts] == [p["point_xy"] for p in row["parts"]]
+            baselines = record[f"{config}/baselines"]
+            assert baselines[f"{config}/baselines/image_center_distance"] == row["baselines"]["image_center_distance"]
+            assert record[f"{config}/image"].size == (row["width"], row["height"])
+    records = list(dataset.records(BASELINES))
+    table = _table(BASELINES, built).to_pylist()
+    assert len(records) == len(table)
+    for record, row in zip(records, table, strict=True):
+        assert record[f"{BASELINES}/baseline_id"].decode() == row["baseline_id"]
+        value = record[f"{BASELINES}/value"]
+        assert value == row["value"] or (row["value"] is None and (value is None or math.isnan(value)))
+        assert record[f"{BASELINES}/n"] == row["n"]
+        assert [k.decode() for k in record[f"{BASELINES}/supplied_keys"]] == row["supplied_keys"]
+
+
+def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(built, "check-card") == 0
+    readme = built / "data/groundbench/README.md"
+    original = readme.read_text()
+    try:
+        edited = original.replace("| `curated_umd` | umd | curated |", "| `curated_umd` | umd | curated | x", 1)
+        readme.write_text(edited)
+        assert run_cli(built, "check-card") == 1
+        assert "differs from the card regenerated" in capsys.readouterr().out
+    finally:
+        readme.write_text(original)
+
+
+def test_check_card_recomputes_the_baselines_config(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A baselines config that no longer matches the rows beside it is caught even when the card was
+    regenerated from it (card and Croissant agree with the tampered shards; the recomputation does not)."""
+    root = tmp_path / "tampered"
+    shutil.copytree(built, root)
+    folder = root / "data/baselines"
+    rows = [r for f in sorted(folder.glob("*.arrow")) for r in ipc.open_file(str(f)).read_all().to_pylist()]
+    for row in rows:
+        if row["baseline_id"] == "bulk_umd/bulk/image_only/majority_action":
+            row["value"] = 0.5
+    shutil.rmtree(folder)
+    with ShardWriter(folder, 1 << 30, 256, baselines_arrow_schema(), "baseline_id") as writer:
+        for row in rows:
+            writer.add(row)
+    assert run_cli(root, "assemble") == 0
+    capsys.readouterr()
+    assert run_cli(root, "check-card") == 1
+    out = capsys.readouterr().out
+    assert "bulk_umd/bulk/image_only/majority_action: value: expected 0.4, found 0.5" in out
+    assert "differs from the card regenerated" not in out
+
+
+def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: Path, tmp_path: Path) -> None:
+    from groundbench.schemas.features import dataset_version_of
+
+    root = tmp_path / "bump"
+    shutil.copytree(built, root)
+    assert run_cli(root, "version", "bump", "minor") == 0  # first bump: no index for 0.1.0 yet
+    assert "version: 0.2.0" in (root / "params.yaml").read_text()
+    assert (root / "data/versions/0.2.0.rows.tsv.gz").is_file()
+    # Change the data: drop one bulk row, alter one curated row, then bump again.
+    shards = root / "data/shards"
+    for config, edit in (("bulk_umd", "drop"), ("curated_umd", "alter")):
+        path = sorted((shards / config).glob("*.arrow"))[0]
+        table = ipc.open_file(str(path)).read_all()
+        if edit == "drop":
+            table = table.slice(1)
+        else:
+            ids = table.column("example_id").to_pylist()
+            values = [1.0 if i == 0 else v for i, v in enumerate(table.column("width").to_pylist())]
+            table = table.set_column(table.schema.get_field_index("width"), "width", pa.array(values, pa.int32()))
+            assert ids
+        with pa.OSFile(str(path), "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    assert run_cli(root, "version", "bump", "patch") == 0
+    log = (root / "CHANGELOG-data.md").read_text()
+    assert log.index("## 0.2.1") < log.index("## 0.2.0")
+    entry = log[log.index("## 0.2.1") : log.index("## 0.2.0")]
+    assert "| `bulk_umd` | 0 | 1 | 0 | 69 |" in entry and "| `curated_umd` | 0 | 0 | 1 | 4 |" in entry
+    assert run_cli(root, "assemble") == 0
+    card = DatasetCard.load(root / "data/groundbench/README.md")
+    assert card.data.to_dict()["version"] == "0.2.1"
+    assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
+    for shard in (root / "data/groundbench/data").rglob("*.arrow"):
+        assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"

@@ -1,0 +1,102 @@
+"""Kill the build with SIGKILL at many moments: nothing is ever visible half-written, and a rerun
+finishes byte-identical to an uninterrupted build."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from huggingface_hub import DatasetCard
+
+from groundbench.manifests import read_manifest, sha256_file
+from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, format_version_of
+from groundbench.shards import open_shard
+from tests.conftest import digests
+
+OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench")
+KILLS = 20  # the issue asks for at least 20 kills at random moments
+SEED = 20261130
+STAGES = [["convert", "umd", "--quiet"], ["bake", "curated_umd", "bulk_umd"], ["store"], ["assemble"]]
+
+
+def _start_build(root: Path) -> subprocess.Popen[bytes]:
+    script = (
+        "import sys\n"
+        "from groundbench.cli import main\n"
+        f"for args in {STAGES!r}:\n"
+        f"    code = main(['--root', {str(root)!r}, *args])\n"
+        "    if code: sys.exit(code)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _build(root: Path) -> float:
+    started = time.monotonic()
+    process = _start_build(root)
+    assert process.wait(timeout=300) == 0
+    return time.monotonic() - started
+
+
+def _visible(path: Path) -> bool:
+    return not any(part.startswith(".") for part in path.parts)
+
+
+def _assert_nothing_half_written(root: Path) -> int:
+    """Every output under its real name is complete; returns how many files were checked."""
+    checked = 0
+    for shard in sorted((root / "data").rglob("*.arrow")):
+        if _visible(shard.relative_to(root)):
+            table = open_shard(shard).read_all()  # a torn Arrow file has no footer and fails here
+            assert table.schema.equals(arrow_schema(), check_metadata=False), shard
+            assert format_version_of(table.schema) == FORMAT_VERSION, shard
+            checked += 1
+    for manifest in sorted((root / "data").rglob("*.jsonl")):
+        if _visible(manifest.relative_to(root)):
+            read_manifest(manifest)
+            checked += 1
+    for image in sorted((root / "data/images").rglob("*.*")):
+        if _visible(image.relative_to(root)):
+            assert sha256_file(image) == image.stem, image  # content-addressed: name = hash of bytes
+            checked += 1
+    card = root / "data/groundbench/README.md"
+    if card.exists():
+        data = DatasetCard.load(card).data.to_dict()
+        assert {c["config_name"] for c in data["configs"]} == {"bulk_umd", "curated_umd"}
+        checked += 1
+    return checked
+
+
+def test_sigkill_at_random_moments_never_leaves_partial_outputs(project: Path, tmp_path: Path) -> None:
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    for name in ("params.yaml", "data/audits/curated_umd.yaml"):
+        (reference / name).parent.mkdir(parents=True, exist_ok=True)
+        (reference / name).write_bytes((project / name).read_bytes())
+    duration = _build(reference)
+    expected = digests(reference, OUTPUTS)
+
+    rng = random.Random(SEED)
+    log = []
+    # Keep going until KILLS builds were really killed mid-way (a build that won the race to its end
+    # is checked too, but does not count); bounded so a very fast machine cannot loop forever.
+    while sum(entry["killed"] for entry in log) < KILLS and len(log) < 3 * KILLS:
+        moment = rng.uniform(0.05, 0.9 * duration)
+        process = _start_build(project)
+        time.sleep(moment)
+        finished = process.poll() is not None
+        if not finished:
+            process.send_signal(signal.SIGKILL)
+        process.wait()
+        checked = _assert_nothing_half_written(project)
+        log.append({"after_s": round(moment, 2), "killed": not finished, "complete_files": checked})
+
+    assert sum(entry["killed"] for entry in log) >= KILLS, json.dumps(log)
+    _build(project)  # the rerun clears leftovers and completes
+    assert digests(project, OUTPUTS) == expected
+    leftovers = [p for p in (project / "data").rglob(".*") if p.name.endswith((".tmp", ".old"))]
+    assert leftovers == []

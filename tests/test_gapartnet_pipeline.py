@@ -1,0 +1,203 @@
+"""The GAPartNet sample end to end: renderer determinism, box verification, strata, audit errors, loading."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from datasets import load_dataset
+from PIL import Image
+
+from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.geometry import box_iou, mask_box
+from groundbench.converters.gapartnet.sample import WRONG_FRAME_OBJECT, write_sample
+from groundbench.errors import GroundBenchError
+from groundbench.pipeline import HF_FOLDER, SHARDS
+from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from groundbench.schemas.rules import validate_table
+from groundbench.shards import read_table
+from tests.conftest import REPO, digests, run_cli
+
+AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("gapartnet") / "gapartnet"
+    write_sample(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def converted(sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("gapartnet_out") / "interim"
+    convert_gapartnet(sample / "assets", sample / "renders", out, GapartnetParams(audit=AUDIT, workers=1), False)
+    return out
+
+
+def _rows(converted: Path, config: str) -> list[dict]:
+    table = read_table(converted / config)
+    validate_table(table, config)
+    return table.to_pylist()
+
+
+def _instance(sample: Path, view: str) -> np.ndarray:
+    with np.load(sample / "renders" / "segmentation" / f"{view}.npz", allow_pickle=False) as data:
+        return data["instance_segmentation"]
+
+
+def test_the_renderer_is_byte_deterministic(sample: Path, tmp_path: Path) -> None:
+    write_sample(tmp_path / "again")
+    assert digests(sample, ("assets", "renders")) == digests(tmp_path / "again", ("assets", "renders"))
+    assert len(list((sample / "renders" / "rgb").iterdir())) == 20
+
+
+def test_boxes_and_points_agree_with_the_renderers_own_masks(sample: Path, converted: Path) -> None:
+    checked = 0
+    for config in ("curated_gapartnet", "bulk_gapartnet"):
+        for row in _rows(converted, config):
+            extras = row["extras"]["gapartnet"]
+            instance = _instance(sample, extras["view_id"])
+            facts = {p["part_id"]: p for p in extras["parts"]}
+            for part in row["parts"]:
+                mask = instance == facts[part["part_id"]]["instance_id"]
+                assert part["mask_area"] == int(mask.sum()) > 0
+                x, y = part["point_xy"]
+                assert mask[int(y), int(x)], (row["example_id"], part["part_id"])
+                tight = mask_box(mask)
+                assert tight is not None
+                if part["box_quality"] == "exact":
+                    assert box_iou(tuple(part["bbox_xyxy"]), tight) >= 0.5
+                    checked += 1
+                else:
+                    assert tuple(part["bbox_xyxy"]) == tight
+    assert checked > 50
+
+
+def test_the_planted_wrong_frame_object_and_only_it_is_excluded(converted: Path) -> None:
+    for config in ("curated_gapartnet", "bulk_gapartnet"):
+        rows = _rows(converted, config)
+        excluded = {r["object_id"] for r in rows if r["excluded"]}
+        assert excluded == {WRONG_FRAME_OBJECT}
+        for row in rows:
+            if row["object_id"] == WRONG_FRAME_OBJECT:
+                assert row["exclusion_tags"] == ["box_projection_mismatch"]
+                target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
+                assert target["box_quality"] == "from-mask"
+                assert all(p["projection_mismatch"] for p in row["extras"]["gapartnet"]["parts"])
+
+
+def test_curated_rows(converted: Path) -> None:
+    rows = {r["object_id"]: r for r in _rows(converted, "curated_gapartnet")}
+    assert len(rows) == 10
+    for object_id, row in rows.items():
+        assert row["render"]["kind"] == "clean" and row["conditions"] == list(ALL_CONDITIONS)
+        extras = row["extras"]["gapartnet"]
+        assert extras["has_distractor"] == (object_id not in ("900004", "900005"))
+        assert extras["view_id"].endswith("_00_000") and row["render"]["camera"]["fx"] > 0
+    pot = rows["900007"]
+    assert pot["target_action"] == "lift-vertical" and pot["extras"]["gapartnet"]["action_overridden"]
+    assert len(rows["900003"]["parts"]) == 30  # every key is a candidate
+    cabinet = rows["900001"]
+    handle = next(p for p in cabinet["extras"]["gapartnet"]["parts"] if p["part_id"] == "link_2")
+    assert handle["own_joint_type"] == "fixed" and handle["joint"] == "joint_0" and handle["moving_link"] == "link_0"
+    assert next(p for p in cabinet["parts"] if p["part_id"] == "link_2")["joint_type"] == "revolute"
+    door = next(p for p in cabinet["parts"] if p["part_id"] == "link_0")
+    assert door["action"] == "pull" and len(door["motion_axis_3d"]) == 3 and len(door["motion_axis_2d"]) == 2
+    # the hinge is vertical in the world, so in this upright view its image direction is near vertical
+    assert abs(door["motion_axis_2d"][1]) > 0.9
+
+
+def test_bulk_rows_are_highlighted_from_the_mask(sample: Path, converted: Path) -> None:
+    rows = _rows(converted, "bulk_gapartnet")
+    assert len(rows) == 56
+    for row in rows:
+        assert row["render"]["kind"] == "highlighted" and row["conditions"] == list(HIGHLIGHT_SAFE)
+        assert row["render"]["highlighted_part_id"] == row["target_part_id"]
+        assert "blended 50%" in row["extras"]["gapartnet"]["highlight_method"]
+    row = rows[0]
+    extras = row["extras"]["gapartnet"]
+    clean = np.asarray(Image.open(sample / "renders" / "rgb" / f"{extras['view_id']}.png").convert("RGB"))
+    image = np.asarray(Image.open(io.BytesIO(row["image"]["bytes"])).convert("RGB"))
+    target = next(p for p in extras["parts"] if p["part_id"] == row["target_part_id"])
+    mask = _instance(sample, extras["view_id"]) == target["instance_id"]
+    np.testing.assert_array_equal(image[~mask], clean[~mask])
+    assert (image[mask] != clean[mask]).any(axis=1).all()
+
+
+def test_renders_without_bbox_pickles_convert_identically(sample: Path, converted: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(sample, copy)
+    shutil.rmtree(copy / "renders" / "bbox")
+    out = tmp_path / "out"
+    convert_gapartnet(copy / "assets", copy / "renders", out, GapartnetParams(audit=AUDIT, workers=1), False)
+    for config in ("curated_gapartnet", "bulk_gapartnet"):
+        a = [{**r, "provenance": None} for r in _rows(converted, config)]
+        b = [{**r, "provenance": None} for r in _rows(out, config)]
+        assert a == b
+
+
+def _audit_with(tmp_path: Path, **changes: str) -> Path:
+    raw = yaml.safe_load(AUDIT.read_text())
+    entry = raw["objects"][1] if changes.get("view", "").startswith("StorageFurniture_900002") else raw["objects"][0]
+    entry.update(changes)
+    path = tmp_path / "audit.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"target": "link_77"}, r"objects\[900001\].target: unknown link 'link_77'"),
+        ({"target": "link_4"}, r"objects\[900001\].target: link that is not a GAPart"),
+        ({"view": "StorageFurniture_900002_00_001", "target": "link_5"}, "part link_5 not visible in"),
+        ({"view": "StorageFurniture_900001_00_009"}, "view 'StorageFurniture_900001_00_009' not rendered"),
+        ({"action": "fly"}, r"objects\[0\].action: expected one of"),
+    ],
+)
+def test_audit_errors_name_the_entry(sample: Path, tmp_path: Path, changes: dict, message: str) -> None:
+    audit = _audit_with(tmp_path, **changes)
+    with pytest.raises(GroundBenchError, match=message):
+        convert_gapartnet(
+            sample / "assets", sample / "renders", tmp_path / "o", GapartnetParams(audit=audit, workers=1), False
+        )
+
+
+def test_akb48_layout_and_category_folder(sample: Path, tmp_path: Path) -> None:
+    from groundbench.converters.gapartnet.layout import find_objects
+
+    assets = tmp_path / "assets"
+    (assets / "Box").mkdir(parents=True)
+    shutil.copytree(sample / "assets" / "900006", assets / "Box" / "900006")
+    (assets / "Box" / "900006" / "meta.json").unlink()
+    shutil.copytree(sample / "assets" / "900004", assets / "900004")
+    found = [(o.object_id, o.category, o.dataset) for o in find_objects(assets)]
+    assert found == [("900004", "Printer", "partnet"), ("900006", "Box", "akb48")]
+
+
+def test_load_dataset_from_the_data_folder(sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "project"
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(AUDIT, root / "data" / "audits" / "curated_gapartnet.yaml")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = None
+    params["sources"]["gapartnet"] = {"assets": str(sample / "assets"), "renders": str(sample / "renders")}
+    params["gapartnet"]["workers"] = 2  # the parallel path, compared with the serial fixture below
+    (root / "params.yaml").write_text(yaml.safe_dump(params))
+    assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
+    assert run_cli(root, "bake", "curated_gapartnet", "bulk_gapartnet") == 0
+    assert run_cli(root, "store") == 0 and run_cli(root, "assemble") == 0
+    monkeypatch.chdir(root / "data")
+    curated = load_dataset("groundbench", "curated_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
+    bulk = load_dataset("groundbench", "bulk_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
+    assert curated.num_rows == 10 and bulk.num_rows == 56 and sum(bulk["excluded"]) == 4
+    assert curated[0]["image"].size == (320, 240)
+    default = load_dataset("groundbench", cache_dir=str(tmp_path / "cache"))["test"]
+    assert default.num_rows == 10
+    assert read_table(root / SHARDS / "bulk_gapartnet").num_rows == 56
+    assert (root / HF_FOLDER / "README.md").is_file()

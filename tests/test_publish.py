@@ -1,0 +1,117 @@
+"""``groundbench publish`` end to end against a loopback Hub (tests/hubstub.py); nothing leaves the machine."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO, build_all
+from tests.hubstub import HubStub
+
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+    root = tmp_path_factory.mktemp("publish") / "project"
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(umd_sample)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    (root / ".gitignore").write_text("/data/*\n!/data/audits/\n")
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
+        subprocess.run([*GIT, *command], cwd=root, check=True)
+    build_all(root)
+    return root
+
+
+def _publish(root: Path, endpoint: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
+    env.update(
+        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
+        HF_TOKEN="hf_loopback_test_token",
+        HF_HUB_OFFLINE="0",
+        HF_HUB_DISABLE_XET="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HOME=str(home),
+        NO_PROXY="127.0.0.1",
+    )
+    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), "publish", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def _commit(root: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+
+
+def test_dry_run_prints_the_exact_files_and_bytes_and_uploads_nothing(built: Path, tmp_path: Path) -> None:
+    with HubStub() as hub:
+        result = _publish(built, hub.endpoint, tmp_path, "--repo-id", "org/groundbench", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert hub.requests == []
+    folder = built / "data/groundbench"
+    lines = [line.split() for line in result.stdout.splitlines() if line.strip()]
+    listed = {path: int(size) for size, path in (line for line in lines if len(line) == 2)}
+    expected = {str(p.relative_to(folder)): p.stat().st_size for p in folder.rglob("*") if p.is_file()}
+    card = (folder / "README.md").read_text()
+    expected["README.md"] += len(f"Git commit: `{_commit(built)}`") - len(
+        "Git commit: recorded when this version is published (in the Hub commit and tag messages)."
+    )
+    assert listed == expected
+    assert f"{sum(expected.values())} total, {len(expected)} files -> org/groundbench tag v0.1.0" in result.stdout
+    assert "Git commit: recorded when" in card  # the built card itself never holds the commit
+
+
+def test_publish_uploads_the_folder_and_tags_the_version(built: Path, tmp_path: Path) -> None:
+    with HubStub() as hub:
+        result = _publish(built, hub.endpoint, tmp_path, "--repo-id", "org/groundbench", "--revision", "v0.1.0-rc")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert hub.unknown == []
+    assert hub.repos == {"org/groundbench"}
+    folder = built / "data/groundbench"
+    commit = _commit(built)
+    expected = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    expected["README.md"] = expected["README.md"].replace(
+        b"Git commit: recorded when this version is published (in the Hub commit and tag messages).",
+        f"Git commit: `{commit}`".encode(),
+    )
+    assert hub.files == expected
+    assert hub.commits[-1]["header"]["summary"] == "GroundBench 0.1.0"
+    assert commit in hub.commits[-1]["header"]["description"]
+    assert set(hub.tags) == {"v0.1.0-rc"} and commit in hub.tags["v0.1.0-rc"]
+    assert "POST /api/datasets/org/groundbench/tag/main" in hub.requests
+
+
+def test_publish_refuses_when_verify_fails(built: Path, tmp_path: Path) -> None:
+    image = sorted((built / "data/images").rglob("*.jpg"))[0]
+    original = image.read_bytes()
+    try:
+        image.write_bytes(original[:-1] + bytes([original[-1] ^ 0xFF]))
+        with HubStub() as hub:
+            result = _publish(built, hub.endpoint, tmp_path, "--repo-id", "org/groundbench")
+    finally:
+        image.write_bytes(original)
+    assert result.returncode == 1
+    assert "REFUSED verify:" in result.stdout and hub.requests == []
+
+
+def test_publish_refuses_a_hand_edited_card(built: Path, tmp_path: Path) -> None:
+    readme = built / "data/groundbench/README.md"
+    original = readme.read_text()
+    try:
+        readme.write_text(original.replace("| target action | grasp | 5 |", "| target action | grasp | 6 |"))
+        with HubStub() as hub:
+            result = _publish(built, hub.endpoint, tmp_path, "--repo-id", "org/groundbench")
+    finally:
+        readme.write_text(original)
+    assert result.returncode == 1
+    assert "REFUSED card:" in result.stdout and hub.requests == []
