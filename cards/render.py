@@ -8,9 +8,10 @@ it recomputes from the shards.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from groundbench.cards.sources import GROUNDBENCH_CITATION, source_info, source_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
@@ -79,6 +80,38 @@ def citation_keys(facts: DatasetFacts) -> list[str]:
     return keys
 
 
+def _number(value: object) -> str:
+    return "—" if value is None else fmt_float(value) if isinstance(value, float) else str(value)
+
+
+def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
+    """The `baselines` config as a table: one line per (config, stratum, condition)."""
+    if rows is None:
+        return _text("baselines.md").strip().split("\n\n")[0] + "\n\nThe `baselines` config was not built."
+    cells: dict[tuple[str, str, str], dict[str, Mapping[str, Any]]] = {}
+    for row in rows:
+        cells.setdefault((row["config"], row["stratum"], row["condition"]), {})[row["baseline"]] = row
+    lines = []
+    for (config, stratum, condition), b in sorted(cells.items()):
+        if "center_click" in b:
+            c = b["center_click"]
+            dashes = " — |" * 6
+            lines.append(
+                f"| `{config}` | {stratum} | {condition} | {c['n']} |{dashes} center click {_number(c['value'])} |"
+            )
+            continue
+        bound = b["text_only_blind_bound"]
+        keys = ", ".join(bound["supplied_keys"]) or "(none)"
+        lines.append(
+            f"| `{config}` | {stratum} | {condition} | {bound['n']} "
+            f"| {_number(b['majority_action']['value'])} ({b['majority_action']['detail']}) "
+            f"| {_number(bound['value'])} | {'**yes**' if bound['leakage'] else 'no'} "
+            f"| {_number(b['localization_tau']['value'])} | {_number(b['image_center_hit_rate_at_tau']['value'])} "
+            f"| {_number(b['object_center_hit_rate_at_tau']['value'])} | {keys} |"
+        )
+    return _text("baselines.md").strip().format(rows=_rows(lines, 11))
+
+
 def render_body(facts: DatasetFacts) -> str:
     configs = facts.configs
     config_rows = [
@@ -86,6 +119,12 @@ def render_body(facts: DatasetFacts) -> str:
         f"| {c.image_bytes} | {c.shard_bytes} |"
         for c in configs
     ]
+    derived = facts.baselines
+    if derived is not None:  # aggregates, not records: no images, no exclusions
+        config_rows.append(
+            f"| `{derived.name}` | {derived.source} | {derived.stratum} | {derived.row} | {derived.rows} | 0 | 0 "
+            f"| 0 | {derived.shard_bytes} |"
+        )
     count_sections = [
         _count_section(
             c.name,
@@ -119,6 +158,8 @@ def render_body(facts: DatasetFacts) -> str:
     for c in configs:
         for source in c.row_sources or [c.source]:
             used.setdefault(source_key(source) or source, []).append(c.name)
+    if derived is not None:
+        used.setdefault(source_key(derived.source) or derived.source, []).append(derived.name)
     licence_rows = []
     for key in sorted(used):
         info = source_info(key)
@@ -142,6 +183,7 @@ def render_body(facts: DatasetFacts) -> str:
         condition_rows="\n".join(condition_rows),
         validity_rows=_rows(validity_rows, 3),
         baseline_rows=_rows(baseline_rows, 6),
+        baselines_config=baselines_section(None if derived is None else derived.entries),
         box_rows=_rows(box_rows, 3),
         exclusion_rows=_rows(exclusion_rows, 3),
         default=facts.default,

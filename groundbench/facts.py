@@ -12,8 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from groundbench.cards.sources import DERIVED_SOURCE
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.registry import ConfigInfo
+from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.shards import open_shard, shard_files
@@ -165,6 +167,39 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     return card
 
 
+@dataclass
+class BaselinesCard:
+    """The facts of the ``baselines`` config: aggregate rows derived from every record config.
+
+    Its rows are not records (own features, ``schemas/baselines_features.py``), so it has no
+    images, manifest, exclusions or per-row counts; the card prints its rows as a table.
+    """
+
+    name: str = BASELINES_CONFIG
+    source: str = DERIVED_SOURCE  # derived from every config's rows (catalogued in cards/sources.py)
+    stratum: str = "all (one row per config, stratum, condition and baseline)"
+    row: str = "one (config, stratum, condition, baseline) aggregate, computed from the record configs"
+    rows: int = 0
+    shard_bytes: int = 0
+    shards: list[ShardFile] = field(default_factory=list)
+    entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
+
+
+def baselines_card(shards: Path) -> BaselinesCard | None:
+    """Facts of the ``baselines`` config whose shards are in ``shards`` (None when it was not built)."""
+    files = shard_files(shards)
+    if not files:
+        return None
+    card = BaselinesCard()
+    for path in files:
+        size = path.stat().st_size
+        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
+        card.shard_bytes += size
+        card.entries.extend(open_shard(path).read_all().to_pylist())
+    card.rows = len(card.entries)
+    return card
+
+
 @dataclass(frozen=True)
 class FactsMeta:
     """What the facts need besides the data: read from params.yaml and the lock file."""
@@ -183,10 +218,17 @@ class DatasetFacts:
     configs: list[ConfigCard]
     source_settings: dict[str, str]  # source -> "embedded sample" / "a source tree" (never a machine path)
     lock_sha256: str  # requirements.lock
+    baselines: BaselinesCard | None = None  # the `baselines` config, when built
 
     @property
     def total_rows(self) -> int:
+        """Record rows over every record config (the baselines config's aggregates are not examples)."""
         return sum(c.rows for c in self.configs)
+
+    @property
+    def published(self) -> list[ConfigCard | BaselinesCard]:
+        """Every config of the folder, record configs first, then the baselines config."""
+        return [*self.configs, *([self.baselines] if self.baselines else [])]
 
 
 def source_setting(value: object) -> str:
@@ -201,7 +243,10 @@ def source_setting(value: object) -> str:
 
 
 def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInfo], meta: FactsMeta) -> DatasetFacts:
-    """Facts of every config in ``configs`` (registry order), from ``data_root/<config>/`` shards."""
+    """Facts of every config in ``configs`` (registry order), from ``data_root/<config>/`` shards.
+
+    The ``baselines`` config is taken from ``data_root/baselines/`` when its shards are there.
+    """
     cards = [
         config_card(c.name, c.source, c.stratum, c.row, data_root / c.name, manifests_root / f"{c.name}.jsonl")
         for c in configs
@@ -215,4 +260,5 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         configs=cards,
         source_settings=meta.source_settings,
         lock_sha256=meta.lock_sha256,
+        baselines=baselines_card(data_root / BASELINES_CONFIG),
     )

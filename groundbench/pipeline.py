@@ -22,7 +22,7 @@ from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
-from groundbench.shards import open_shard, shard_files
+from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.store import build_store
 
 INTERIM = Path("data/interim")
@@ -30,6 +30,7 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
+BASELINES = Path("data/baselines")  # the `baselines` config's shards (outside data/shards: DVC needs it)
 # Folders whose children are written atomically (temp sibling + rename): where a killed build can
 # leave a hidden `.name.*.tmp` behind.
 ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))
@@ -194,6 +195,22 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
+def run_baselines(root: Path, params: dict[str, Any]) -> int:
+    """Compute the `baselines` config from every built config's shards; returns its row count."""
+    from groundbench.schemas.baselines_features import BASELINES_KEY, baselines_arrow_schema
+    from groundbench.scoring.baselines import config_baselines
+
+    shards = get(params, "shards")
+    with ShardWriter(
+        root / BASELINES, shards["max_bytes"], shards["rows_per_batch"], baselines_arrow_schema(), BASELINES_KEY
+    ) as writer:
+        for name in sorted(built_configs(root)):
+            rows = read_table(root / SHARDS / name).drop_columns(["image"]).to_pylist()
+            for entry in config_baselines(name, rows):
+                writer.add(entry)
+    return writer.rows
+
+
 def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
     lock = root / LOCK_FILE
     return FactsMeta(
@@ -206,4 +223,6 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
 
 def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
     configs = [BY_NAME[name] for name in sorted(built_configs(root))]
-    return assemble(root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params))
+    return assemble(
+        root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params), root / BASELINES
+    )

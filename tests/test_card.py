@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import shutil
 from collections import Counter
@@ -22,10 +23,14 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
 from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from groundbench.shards import ShardWriter
 from tests.conftest import REPO, build_all, run_cli
 
 CONFIGS = ("bulk_umd", "curated_umd")
+BASELINES = "baselines"  # the derived config: its own features, one row per (config, stratum, condition, baseline)
+BASELINES_HEADING = "## Baselines per config, stratum and condition (the `baselines` config)"
 
 
 @pytest.fixture(scope="module")
@@ -96,16 +101,27 @@ def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> Non
     assert data["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     assert data["license"] == "other" and data["size_categories"] == ["n<1K"]
     assert {"robotics", "object-detection"} <= set(data["task_categories"])
-    assert sorted(c["config_name"] for c in data["configs"]) == list(CONFIGS)
+    assert sorted(c["config_name"] for c in data["configs"]) == sorted([*CONFIGS, BASELINES])
+    # the default (curated_gapartnet) is not built here: the first built record config, never `baselines`
+    assert [c["config_name"] for c in data["configs"] if c.get("default")] == ["bulk_umd"]
     for info in data["dataset_info"]:
         assert info["splits"][0]["num_examples"] == _table(info["config_name"], built).num_rows
+        names = [f["name"] for f in info["features"]]
+        if info["config_name"] == BASELINES:
+            assert names == list(BASELINE_FEATURES)
+        else:
+            assert "example_id" in names and "image" in names
 
 
 def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     expected = {config: _expected(built, config) for config in CONFIGS}
     configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
-    assert set(configs) == set(CONFIGS)
+    assert set(configs) == {*CONFIGS, BASELINES}
+    derived = _table(BASELINES, built)
+    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
+    assert configs[BASELINES][1] == "all"
+    assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
     for config, e in expected.items():
         _, _source, _stratum, _what, rows, excluded, images, image_bytes, shard_bytes = configs[config]
         assert [int(rows), int(excluded), int(images), int(image_bytes), int(shard_bytes)] == [
@@ -137,6 +153,43 @@ def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
     assert f"`requirements.lock` sha256: `{lock}`" in text
 
 
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    rows = _table(BASELINES, built).to_pylist()
+    assert len(rows) == len({r["baseline_id"] for r in rows}) > 0
+    assert {r["config"] for r in rows} == set(CONFIGS)
+    cells: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for r in rows:
+        cells.setdefault((r["config"], r["stratum"], r["condition"]), {})[r["baseline"]] = r
+    printed = _rows(_section(text, BASELINES_HEADING))
+    assert len(printed) == len(cells)
+    for config, stratum, condition, n, majority, bound, leakage, tau, image_hit, object_hit, keys in printed:
+        b = cells[(config, stratum, condition)]
+        assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
+        m = b["majority_action"]
+        assert majority == f"{_cell(m['value'])} ({m['detail']})"
+        assert bound == _cell(b["text_only_blind_bound"]["value"])
+        assert leakage == ("**yes**" if b["text_only_blind_bound"]["leakage"] else "no")
+        assert tau == _cell(b["localization_tau"]["value"])
+        assert image_hit == _cell(b["image_center_hit_rate_at_tau"]["value"])
+        assert object_hit == _cell(b["object_center_hit_rate_at_tau"]["value"])
+        assert keys == (", ".join(b["text_only_blind_bound"]["supplied_keys"]) or "(none)")
+    # the majority baseline recomputed from the record rows themselves (not excluded, condition valid)
+    for config in CONFIGS:
+        records = [r for r in _expected(built, config)["rows"] if not r["excluded"]]
+        for condition in {c for r in records for c in r["conditions"]}:
+            scored = [r for r in records if condition in r["conditions"]]
+            counts = Counter(r["target_action"] for r in scored)
+            stratum = scored[0]["stratum"]
+            assert cells[(config, stratum, condition)]["majority_action"]["value"] == pytest.approx(
+                max(counts.values()) / len(scored)
+            )
+
+
 def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     block = _section(text, "## Conditions")
@@ -162,6 +215,8 @@ def test_licences_and_citations_cover_every_source(built: Path) -> None:
     for info in SOURCES.values():
         assert all(key in entries for key in info.citations)
     assert "NOT CATALOGUED" not in text
+    licences = {row[1]: row for row in _rows(_section(text, "## Licences"))}
+    assert licences["baselines"][0].startswith("GroundBench baselines") and "Apache-2.0" in licences["baselines"][2]
     for config in CONFIGS:
         for source in {r["source"] for r in _expected(built, config)["rows"]}:
             assert source_key(source) is not None
@@ -178,8 +233,15 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     document = json.loads((folder / "croissant.json").read_text())
     assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
-    assert objects == {k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()}
-    assert [r["name"] for r in document["recordSet"]] == list(CONFIGS)
+    derived_files = sorted((folder / "data" / BASELINES).glob("*.arrow"))
+    assert objects == {
+        **{k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()},
+        **{f"data/{BASELINES}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in derived_files},
+    }
+    assert [r["name"] for r in document["recordSet"]] == [*CONFIGS, BASELINES]
+    derived_set = document["recordSet"][-1]
+    assert [f["name"] for f in derived_set["field"]] == list(BASELINE_FEATURES)
+    assert derived_set["key"] == {"@id": f"{BASELINES}/baseline_id"}
 
     dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
     for config in CONFIGS:
@@ -199,6 +261,15 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
             baselines = record[f"{config}/baselines"]
             assert baselines[f"{config}/baselines/image_center_distance"] == row["baselines"]["image_center_distance"]
             assert record[f"{config}/image"].size == (row["width"], row["height"])
+    records = list(dataset.records(BASELINES))
+    table = _table(BASELINES, built).to_pylist()
+    assert len(records) == len(table)
+    for record, row in zip(records, table, strict=True):
+        assert record[f"{BASELINES}/baseline_id"].decode() == row["baseline_id"]
+        value = record[f"{BASELINES}/value"]
+        assert value == row["value"] or (row["value"] is None and (value is None or math.isnan(value)))
+        assert record[f"{BASELINES}/n"] == row["n"]
+        assert [k.decode() for k in record[f"{BASELINES}/supplied_keys"]] == row["supplied_keys"]
 
 
 def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,6 +297,29 @@ def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(b
         assert run_cli(built, "check-card") == 0
     finally:
         readme.write_text(original)
+
+def test_check_card_recomputes_the_baselines_config(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A baselines config that no longer matches the rows beside it is caught even when the card was
+    regenerated from it (card and Croissant agree with the tampered shards; the recomputation does not)."""
+    root = tmp_path / "tampered"
+    shutil.copytree(built, root)
+    folder = root / "data/baselines"
+    rows = [r for f in sorted(folder.glob("*.arrow")) for r in ipc.open_file(str(f)).read_all().to_pylist()]
+    for row in rows:
+        if row["baseline_id"] == "bulk_umd/bulk/image_only/majority_action":
+            row["value"] = 0.5
+    shutil.rmtree(folder)
+    with ShardWriter(folder, 1 << 30, 256, baselines_arrow_schema(), "baseline_id") as writer:
+        for row in rows:
+            writer.add(row)
+    assert run_cli(root, "assemble") == 0
+    capsys.readouterr()
+    assert run_cli(root, "check-card") == 1
+    out = capsys.readouterr().out
+    assert "bulk_umd/bulk/image_only/majority_action: value: expected 0.4, found 0.5" in out
+    assert "differs from the card regenerated" not in out
 
 
 def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: Path, tmp_path: Path) -> None:
