@@ -297,11 +297,25 @@ class _Object:
 
     def for_bulk_row(self, row: BulkRow) -> Shown:
         """The original target's bulk view: re-rendered clean, or (failing that) its highlighted image."""
-        if row.view_id in self.cache:
-            return self.cache[row.view_id]
+        key = f"{row.view_id}/{row.target}"  # the highlight differs per target; a clean re-render does not
+        if key in self.cache:
+            return self.cache[key]
         view = next((v for v in self.task.views if v.name == row.view_id), None)
         if view is None:
             raise GroundBenchError(row.example_id, "extras.gapartnet.view_id", f"view {row.view_id} not in the renders")
+        clean = self._rerendered(view)
+        if isinstance(clean, str):
+            shown = self._highlighted(view, row, clean)
+        else:
+            shown = replace(clean, source_example_id=row.example_id)
+        self.cache[key] = shown
+        return shown
+
+    def _rerendered(self, view: View) -> Shown | str:
+        """The view rendered again, clean, at its own camera and pose; the error text when that fails."""
+        key = f"{view.name}/(clean)"
+        if key in self.cache:
+            return self.cache[key]
         meta_rel = relative_to(self.task.renders, view.files["metafile"])
         meta_bytes = view.files["metafile"].read_bytes()
         meta = parse_metafile(meta_bytes, meta_rel)
@@ -310,19 +324,17 @@ class _Object:
                 self.task.obj, self.rel, self.urdf, self.annotations, meta, meta_rel, self.task.render.engine
             )
         except GroundBenchError as exc:
-            shown = self._highlighted(view, row, str(exc))
-        else:
-            analysed = self._analyse(f"clean_{view.name}", view.name, rendered, (view.camera_idx, view.render_idx))
-            paths, hashes = self.files(meshes=True)
-            shown = Shown(
-                origin=RERENDERED_CLEAN,
-                view=analysed,
-                image=rendered.rgb_png,
-                entry=self._entry(rendered.rgb_png, meta.width, meta.height, call),
-                source_example_id=row.example_id,
-                provenance=([*paths, meta_rel], [*hashes, sha256_bytes(meta_bytes)]),
-            )
-        self.cache[row.view_id] = shown
+            return str(exc)
+        analysed = self._analyse(f"clean_{view.name}", view.name, rendered, (view.camera_idx, view.render_idx))
+        paths, hashes = self.files(meshes=True)
+        shown = Shown(
+            origin=RERENDERED_CLEAN,
+            view=analysed,
+            image=rendered.rgb_png,
+            entry=self._entry(rendered.rgb_png, meta.width, meta.height, call),
+            provenance=([*paths, meta_rel], [*hashes, sha256_bytes(meta_bytes)]),
+        )
+        self.cache[key] = shown
         return shown
 
     def _highlighted(self, view: View, row: BulkRow, error: str) -> Shown:
