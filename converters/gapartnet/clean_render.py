@@ -49,8 +49,14 @@ class RenderSettings:
 
 
 def render_packages() -> dict[str, str]:
-    """Versions of the packages that determine a render's bytes."""
-    return {name: metadata.version(name) for name in PACKAGES}
+    """Versions of the packages that determine a render's bytes (embreex is absent with engine triangle)."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "(not installed)"
+    return versions
 
 
 def _fmt(values: np.ndarray | tuple[float, ...] | list[float]) -> str:
