@@ -69,6 +69,51 @@ def _count_section(name: str, facets: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+def reask_section(facts: DatasetFacts) -> str:
+    """Re-ask configs: rows per object, informative count and share, transitions, the frozen pool."""
+    configs = [c for c in facts.configs if c.reask is not None]
+    if not configs:
+        return "(no re-ask config built)"
+    lines = [
+        "| config | rows | objects | informative rows | informative share | excluded rows "
+        "| frozen pool objects | frozen pool pairs |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.append(
+            f"| `{c.name}` | {r.rows} | {len(r.rows_per_object)} | {r.informative} | {fmt_float(r.informative_share)} "
+            f"| {c.excluded} | {r.pool_objects} | {r.pool_pairs} |"
+        )
+    lines += ["", "Rows per object (an object with many parts yields many rows):", ""]
+    lines += ["| config | object | rows | informative | excluded |", "| --- | --- | ---: | ---: | ---: |"]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.extend(
+            f"| `{c.name}` | {o} | {n} | {r.informative_per_object[o]} | {r.excluded_per_object[o]} |"
+            for o, n in r.rows_per_object.items()
+        )
+    lines += ["", "Transitions (original action → requested action), all rows and the frozen pool:", ""]
+    lines += ["| config | transition | rows | frozen pool rows |", "| --- | --- | ---: | ---: |"]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.extend(f"| `{c.name}` | {t} | {n} | {r.pool_transitions.get(t, 0)} |" for t, n in r.transitions.items())
+    for c in configs:
+        if c.stratum != "counterfactual":
+            continue
+        curated = [s for s in facts.configs if s.source == c.source and s.stratum == "curated"]
+        for source in curated:
+            objects = ", ".join(source.single_part_objects) or "(none)"
+            lines += [
+                "",
+                f"- `{c.name}`: objects of `{source.name}` with a single candidate part yield no re-ask: {objects}",
+            ]
+    return "\n".join(lines)
+
+
 def citation_keys(facts: DatasetFacts) -> list[str]:
     keys = [GROUNDBENCH_CITATION]
     for config in facts.configs:
@@ -186,6 +231,7 @@ def render_body(facts: DatasetFacts) -> str:
         baselines_config=baselines_section(None if derived is None else derived.entries),
         box_rows=_rows(box_rows, 3),
         exclusion_rows=_rows(exclusion_rows, 3),
+        reask_section=reask_section(facts),
         default=facts.default,
         limitation_rows="\n".join(limitation_rows),
         licence_rows=_rows(licence_rows, 3),

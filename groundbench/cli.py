@@ -47,6 +47,21 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_derive(args: argparse.Namespace) -> int:
+    from groundbench.pipeline import run_derive
+
+    summary = run_derive(_root(args), _params(args), args.construction, progress=not args.quiet)
+    if not summary:
+        console.print("source gapartnet is null in params.yaml: left out of the build")
+        return 0
+    pool = summary["pool"]
+    console.print(
+        f"{args.construction}: {summary['rows']} rows, {summary['excluded']} excluded; "
+        f"frozen pool {pool['objects']} objects, {pool['pairs']} pairs"
+    )
+    return 0
+
+
 def cmd_bake(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_bake
 
@@ -186,7 +201,6 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def _data_folder(args: argparse.Namespace) -> Path:
     folder = Path(args.data)
     return folder if folder.is_absolute() else _root(args) / folder
@@ -214,7 +228,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
-STAGES = ("sample", "convert", "bake", "baselines", "store", "assemble", "report")
+STAGES = ("sample", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
 
 
 def _check_card(root: Path) -> list[str]:
@@ -335,6 +349,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add(
+        "derive",
+        cmd_derive,
+        "Build a re-ask config from the converted GAPartNet rows: counterfactual (every curated row re-asked "
+        "about each non-target part) or contrast (every object mined for parts with different actions; raw "
+        "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size.",
+    )
+    p.add_argument("construction", choices=["counterfactual", "contrast"], help="which re-ask config to build")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")

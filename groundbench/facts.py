@@ -59,6 +59,28 @@ class BaselineStats:
 
 
 @dataclass
+class ReaskCard:
+    """Re-ask facts of a counterfactual or contrast config (rows with ``extras.reask``)."""
+
+    rows_per_object: dict[str, int] = field(default_factory=dict)  # object id -> rows (sorted by id)
+    informative_per_object: dict[str, int] = field(default_factory=dict)
+    excluded_per_object: dict[str, int] = field(default_factory=dict)
+    informative: int = 0
+    transitions: dict[str, int] = field(default_factory=dict)  # "orig→requested" -> rows
+    pool_transitions: dict[str, int] = field(default_factory=dict)  # the same over non-excluded rows
+    pool_objects: int = 0  # the frozen pool: objects and pairs (rows) not excluded
+    pool_pairs: int = 0
+
+    @property
+    def rows(self) -> int:
+        return sum(self.rows_per_object.values())
+
+    @property
+    def informative_share(self) -> float | None:
+        return self.informative / self.rows if self.rows else None
+
+
+@dataclass
 class ConfigCard:
     """The facts of one built config."""
 
@@ -85,6 +107,8 @@ class ConfigCard:
     source_files: int = 0
     source_checksum: str = ""
     manifest_sha256: str = ""
+    single_part_objects: list[str] = field(default_factory=list)  # objects whose every row has one candidate part
+    reask: ReaskCard | None = None  # re-ask configs only
 
 
 def _count(counter: Counter[str]) -> dict[str, int]:
@@ -109,13 +133,23 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     converters: set[str] = set()
     source_digests: list[str] = []
     kinds: set[tuple[str, str]] = set()
+    part_counts: dict[str, set[int]] = {}
+    reasks: list[tuple[str, bool, dict]] = []  # (object id, excluded, extras.reask)
     for path in shard_files(shards):
         size = path.stat().st_size
         card.shards.append(ShardFile(path.name, size, sha256_file(path)))
         card.shard_bytes += size
         reader = open_shard(path)
         for index in range(reader.num_record_batches):
-            for record in reader.get_batch(index).select(list(FACT_COLUMNS)).to_pylist():
+            batch = reader.get_batch(index)
+            reask_column = batch.column("extras").field("reask").to_pylist()
+            objects = batch.column("object_id").to_pylist()
+            for record, reask, object_id in zip(
+                batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
+            ):
+                part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
+                if reask is not None:
+                    reasks.append((str(object_id), bool(record["excluded"]), reask))
                 card.rows += 1
                 card.excluded += bool(record["excluded"])
                 counters["action"][record["target_action"] or MISSING] += 1
@@ -160,6 +194,9 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.converters = sorted(converters)
     card.source_files = len(set(source_digests))
     card.source_checksum = digest_of_digests(source_digests)
+    card.single_part_objects = sorted(o for o, counts in part_counts.items() if counts == {1})
+    if reasks:
+        card.reask = reask_card(reasks)
     entries = read_manifest(manifest)
     card.images = len(entries)
     card.image_bytes = sum(e.bytes for e in entries.values())
@@ -197,6 +234,33 @@ def baselines_card(shards: Path) -> BaselinesCard | None:
         card.shard_bytes += size
         card.entries.extend(open_shard(path).read_all().to_pylist())
     card.rows = len(card.entries)
+    return card
+
+
+def reask_card(reasks: list[tuple[str, bool, dict]]) -> ReaskCard:
+    card = ReaskCard()
+    rows: Counter[str] = Counter()
+    informative: Counter[str] = Counter()
+    excluded: Counter[str] = Counter()
+    transitions: Counter[str] = Counter()
+    pool: Counter[str] = Counter()
+    pool_objects: set[str] = set()
+    for object_id, is_excluded, reask in reasks:
+        rows[object_id] += 1
+        informative[object_id] += bool(reask["informative"])
+        excluded[object_id] += is_excluded
+        transitions[reask["transition"] or MISSING] += 1
+        if not is_excluded:
+            pool[reask["transition"] or MISSING] += 1
+            pool_objects.add(object_id)
+    card.rows_per_object = dict(sorted(rows.items()))
+    card.informative_per_object = {o: informative[o] for o in card.rows_per_object}
+    card.excluded_per_object = {o: excluded[o] for o in card.rows_per_object}
+    card.informative = sum(informative.values())
+    card.transitions = _count(transitions)
+    card.pool_transitions = _count(pool)
+    card.pool_objects = len(pool_objects)
+    card.pool_pairs = sum(pool.values())
     return card
 
 

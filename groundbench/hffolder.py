@@ -53,9 +53,7 @@ def features_of(name: str) -> Features:
     return BASELINE_FEATURES if name == BASELINES_CONFIG else FEATURES
 
 
-def card_data(
-    facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default: str, version: str
-) -> DatasetCardData:
+def card_data(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default: str, version: str) -> DatasetCardData:
     # The size category counts examples: the baselines config's aggregates are not examples.
     total = sum(f.rows for f in facts if f.name != BASELINES_CONFIG)
     size = (

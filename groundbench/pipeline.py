@@ -12,7 +12,10 @@ from typing import Any
 
 from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
+from groundbench.converters.gapartnet.clean_render import RenderSettings
+from groundbench.converters.gapartnet.contrast import ContrastParams, mine_contrast
 from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.counterfactual import derive_counterfactual
 from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
@@ -132,10 +135,74 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
         # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
         with atomic_dir(out) as tmp:
             for config in configs_of(source):
+                if config.interim_folder != source:
+                    continue  # derived configs: their own stage marks them absent
                 (tmp / config.name).mkdir()
                 (tmp / config.name / ABSENT_MARKER).write_text(f"sources.{source} is null in params.yaml\n")
         return {}
     return CONVERTERS[source](folder, out, root, params, progress)
+
+
+def _derive_counterfactual(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
+    shards = get(params, "shards")
+    curated = root / INTERIM / "gapartnet" / "curated_gapartnet"
+    return derive_counterfactual(curated, out, shards["max_bytes"], shards["rows_per_batch"])
+
+
+def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
+    assets = source_root(root, params, "gapartnet.assets")
+    renders = source_root(root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # run_derive handles a null source
+    knobs, contrast, shards = get(params, "gapartnet"), get(params, "contrast"), get(params, "shards")
+    render = contrast["render"]
+    return mine_contrast(
+        assets,
+        renders,
+        root / INTERIM / "gapartnet" / "bulk_gapartnet",
+        out,
+        ContrastParams(
+            audit=root / knobs["audit"],
+            workers=knobs["workers"],
+            window=knobs["window"],
+            iou_min=knobs["iou_min"],
+            coverage_min=knobs["coverage_min"],
+            max_image_pixels=knobs["max_image_pixels"],
+            min_mask_share=contrast["closed_pose_min_mask_share"],
+            render=RenderSettings(
+                width=render["width"],
+                height=render["height"],
+                theta=render["theta"],
+                phi=render["phi"],
+                margin=render["margin"],
+                engine=render["engine"],
+            ),
+            max_shard_bytes=shards["max_bytes"],
+            rows_per_batch=shards["rows_per_batch"],
+        ),
+        progress=progress,
+    )
+
+
+# Derived configs (re-asks): construction -> (config, builder). Each writes data/interim/<its interim>/.
+DERIVERS: dict[str, tuple[str, Callable[[Path, dict[str, Any], Path, bool], dict[str, Any]]]] = {
+    "counterfactual": ("counterfactual_gapartnet", _derive_counterfactual),
+    "contrast": ("contrast_gapartnet", _mine_contrast),
+}
+
+
+def run_derive(root: Path, params: dict[str, Any], construction: str, progress: bool = True) -> dict[str, Any]:
+    """Build a derived config's rows; a null source marks it absent (as run_convert does)."""
+    if construction not in DERIVERS:
+        raise GroundBenchError("command line", "construction", f"expected one of {sorted(DERIVERS)}")
+    config, builder = DERIVERS[construction]
+    info = BY_NAME[config]
+    out = root / INTERIM / info.interim_folder
+    if source_root(root, params, info.source) is None:
+        with atomic_dir(out) as tmp:
+            (tmp / config).mkdir()
+            (tmp / config / ABSENT_MARKER).write_text(f"sources.{info.source} is null in params.yaml\n")
+        return {}
+    return builder(root, params, out, progress)
 
 
 def run_bake(root: Path, params: dict[str, Any], config: str) -> BakeResult:
@@ -145,7 +212,7 @@ def run_bake(root: Path, params: dict[str, Any], config: str) -> BakeResult:
     shards = get(params, "shards")
     return bake_config(
         config,
-        root / INTERIM / info.source / config,
+        root / INTERIM / info.interim_folder / config,
         root / SHARDS / config,
         root / MANIFESTS / f"{config}.jsonl",
         shards["max_bytes"],

@@ -114,14 +114,19 @@ def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> Non
 
 
 def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
+    _check_every_number(built, CONFIGS)
+
+
+def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
     text = (built / "data/groundbench/README.md").read_text()
-    expected = {config: _expected(built, config) for config in CONFIGS}
+    expected = {config: _expected(built, config) for config in names}
     configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
-    assert set(configs) == {*CONFIGS, BASELINES}
+    assert set(configs) == {*names, BASELINES}
     derived = _table(BASELINES, built)
     derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
     assert configs[BASELINES][1] == "all"
     assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
+
     for config, e in expected.items():
         _, _source, _stratum, _what, rows, excluded, images, image_bytes, shard_bytes = configs[config]
         assert [int(rows), int(excluded), int(images), int(image_bytes), int(shard_bytes)] == [
@@ -298,6 +303,7 @@ def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(b
     finally:
         readme.write_text(original)
 
+
 def test_check_card_recomputes_the_baselines_config(
     built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -355,3 +361,101 @@ def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: P
     assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
     for shard in (root / "data/groundbench/data").rglob("*.arrow"):
         assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
+
+
+GAPARTNET_CONFIGS = ("bulk_gapartnet", "contrast_gapartnet", "counterfactual_gapartnet", "curated_gapartnet")
+REASK_CONFIGS = ("contrast_gapartnet", "counterfactual_gapartnet")
+
+
+@pytest.fixture(scope="module")
+def built_gapartnet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The GAPartNet sample with both re-ask configs, built stage by stage as dvc.yaml does."""
+    from groundbench.converters.gapartnet.sample import write_sample
+
+    root = tmp_path_factory.mktemp("card_gapartnet") / "project"
+    sample = root.parent / "gapartnet"
+    write_sample(sample)
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_gapartnet.yaml", root / "data/audits/curated_gapartnet.yaml")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = None
+    params["sources"]["gapartnet"] = {"assets": str(sample / "assets"), "renders": str(sample / "renders")}
+    params["gapartnet"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
+    assert run_cli(root, "derive", "counterfactual", "--quiet") == 0
+    assert run_cli(root, "derive", "contrast", "--quiet") == 0
+    assert run_cli(root, "bake", *GAPARTNET_CONFIGS) == 0
+    assert run_cli(root, "baselines") == 0
+    assert run_cli(root, "store") == 0 and run_cli(root, "assemble") == 0
+    return root
+
+
+def _reask_tables(text: str) -> list[list[list[str]]]:
+    """The re-ask section's tables (summary, rows per object, transitions), each as rows of cells."""
+    block = _section(text, "## Re-asks")
+    tables: list[list[str]] = []
+    current: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return [_rows("\n".join(t)) for t in tables]
+
+
+def test_every_number_in_the_gapartnet_card_equals_the_shards(built_gapartnet: Path) -> None:
+    _check_every_number(built_gapartnet, GAPARTNET_CONFIGS)
+    assert run_cli(built_gapartnet, "check-card") == 0
+
+
+def test_reask_numbers_in_the_card_equal_the_shards_and_the_summaries(built_gapartnet: Path) -> None:
+    text = (built_gapartnet / "data/groundbench/README.md").read_text()
+    summary_table, per_object, transitions = _reask_tables(text)
+    assert [row[0] for row in summary_table] == list(REASK_CONFIGS)
+    for config in REASK_CONFIGS:
+        rows = _expected(built_gapartnet, config)["rows"]
+        kept = [r for r in rows if not r["excluded"]]
+        informative = sum(r["extras"]["reask"]["informative"] for r in rows)
+        objects = Counter(r["object_id"] for r in rows)
+        expected = [
+            config,
+            str(len(rows)),
+            str(len(objects)),
+            str(informative),
+            f"{informative / len(rows):.4f}",
+            str(len(rows) - len(kept)),
+            str(len({r["object_id"] for r in kept})),
+            str(len(kept)),
+        ]
+        assert next(row for row in summary_table if row[0] == config) == expected
+        got = {row[1]: row[2:] for row in per_object if row[0] == config}
+        assert got == {
+            o: [
+                str(n),
+                str(sum(r["extras"]["reask"]["informative"] for r in rows if r["object_id"] == o)),
+                str(sum(r["excluded"] for r in rows if r["object_id"] == o)),
+            ]
+            for o, n in objects.items()
+        }
+        all_t = Counter(r["extras"]["reask"]["transition"] for r in rows)
+        pool_t = Counter(r["extras"]["reask"]["transition"] for r in kept)
+        got_t = {row[1]: (int(row[2]), int(row[3])) for row in transitions if row[0] == config}
+        assert got_t == {t: (n, pool_t[t]) for t, n in all_t.items()}
+        # the stage's own summary agrees with the shards and the card
+        folder = "gapartnet_" + config.split("_")[0]
+        summary = json.loads((built_gapartnet / "data/interim" / folder / "summary.json").read_text())
+        assert [summary["rows"], summary["informative"], summary["pool"]["objects"], summary["pool"]["pairs"]] == [
+            len(rows),
+            informative,
+            int(expected[6]),
+            int(expected[7]),
+        ]
+    curated = _expected(built_gapartnet, "curated_gapartnet")["rows"]
+    single = sorted(r["object_id"] for r in curated if len(r["parts"]) == 1)
+    assert single == ["900004", "900005"]
+    assert f"with a single candidate part yield no re-ask: {', '.join(single)}" in text
