@@ -176,6 +176,7 @@ def render_body(facts: DatasetFacts) -> str:
             {
                 "target action": c.by_action,
                 "target part class": c.by_part_class,
+                "box check by target part class": c.by_class_box_check,
                 "object category": c.by_object_category,
                 "render": c.by_render_kind,
             },

@@ -100,6 +100,7 @@ class ConfigCard:
     by_exclusion_tag: dict[str, int] = field(default_factory=dict)
     by_box_quality: dict[str, int] = field(default_factory=dict)
     by_render_kind: dict[str, int] = field(default_factory=dict)
+    by_class_box_check: dict[str, int] = field(default_factory=dict)  # "<target class>: <box check>"
     row_sources: list[str] = field(default_factory=list)  # distinct `source` values of the rows
     valid_conditions: list[str] = field(default_factory=list)  # union over the rows' render kinds
     baselines: dict[str, BaselineStats] = field(default_factory=dict)
@@ -126,7 +127,7 @@ def _target_part(parts: list[dict] | None, target: str | None) -> dict | None:
 def config_card(name: str, source: str, stratum: str, row: str, shards: Path, manifest: Path) -> ConfigCard:
     card = ConfigCard(name=name, source=source, stratum=stratum, row=row)
     counters: dict[str, Counter[str]] = {
-        key: Counter() for key in ("action", "part", "object", "tag", "box", "render", "source")
+        key: Counter() for key in ("action", "part", "object", "tag", "box", "class_box", "render", "source")
     }
     sums = {key: 0.0 for key in BASELINES}
     values: dict[str, list[float]] = {key: [] for key in BASELINES}
@@ -156,6 +157,7 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
                 target = _target_part(record["parts"], record["target_part_id"])
                 counters["part"][(target or {}).get("category") or MISSING] += 1
                 counters["box"][(target or {}).get("box_quality") or MISSING] += 1
+                counters["class_box"][class_box_check(target, record["exclusion_tags"] or [])] += 1
                 counters["object"][record["object_category"] or MISSING] += 1
                 for tag in record["exclusion_tags"] or []:
                     counters["tag"][tag] += 1
@@ -177,6 +179,7 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.by_exclusion_tag = _count(counters["tag"])
     card.by_box_quality = _count(counters["box"])
     card.by_render_kind = _count(counters["render"])
+    card.by_class_box_check = _count(counters["class_box"])
     card.row_sources = sorted(counters["source"])
     valid: set[str] = set()
     for row_stratum, render_kind in kinds:
@@ -220,6 +223,13 @@ class BaselinesCard:
     shard_bytes: int = 0
     shards: list[ShardFile] = field(default_factory=list)
     entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
+
+
+def class_box_check(target: dict | None, tags: list[str]) -> str:
+    """The target's part class and how its box fared in verification (per-class counts in the card)."""
+    target = target or {}
+    check = "box_projection_mismatch" if "box_projection_mismatch" in tags else target.get("box_quality") or MISSING
+    return f"{target.get('category') or MISSING}: {check}"
 
 
 def baselines_card(shards: Path) -> BaselinesCard | None:

@@ -72,6 +72,15 @@ def _expected(root: Path, config: str) -> dict:
     counts = {
         "target action": Counter(r["target_action"] or "(none)" for r in rows),
         "target part class": Counter(t.get("category") or "(none)" for t in target),
+        "box check by target part class": Counter(
+            f"{t.get('category') or '(none)'}: "
+            + (
+                "box_projection_mismatch"
+                if "box_projection_mismatch" in r["exclusion_tags"]
+                else t.get("box_quality") or "(none)"
+            )
+            for r, t in zip(rows, target, strict=True)
+        ),
         "object category": Counter(r["object_category"] or "(none)" for r in rows),
         "render": Counter((r["render"] or {}).get("kind") or "(none)" for r in rows),
     }

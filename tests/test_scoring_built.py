@@ -153,7 +153,7 @@ def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, 
     assert "| `curated_umd` | curated | part_named | 5 | 1.0000 (grasp) | 1.0000 | **yes** |" in card
     # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions
     assert {k[2] for k in expected if k[0] == "bulk_gapartnet"} == {"localization_shown", "mechanics_shown"}
-    assert {got[k]["n"] for k in got if k[0] == "bulk_gapartnet" and k[3] == "majority_action"} == {52}
+    assert {got[k]["n"] for k in got if k[0] == "bulk_gapartnet" and k[3] == "majority_action"} == {54}
     assert {got[k]["n"] for k in got if k[0] == "curated_gapartnet" and k[3] == "majority_action"} == {9}
 
 
@@ -170,7 +170,7 @@ def test_every_rows_baselines_agree_with_a_recomputation(built: Path) -> None:
                 math.dist((x, y), ((x0 + x1) / 2, (y0 + y1) / 2)) / diag
             )
             checked += 1
-    assert checked == 75 + 66
+    assert checked == 75 + 68
 
 
 def test_sanity_self_test_passes_on_every_config(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -306,11 +306,11 @@ def test_gapartnet_highlighted_and_excluded_rows(
 ) -> None:
     rows = read_table(built / SHARDS / "bulk_gapartnet").drop_columns(["image"]).to_pylist()
     excluded = [r["example_id"] for r in rows if r["excluded"]]
-    assert len(rows) == 56 and len(excluded) == 4
+    assert len(rows) == 58 and len(excluded) == 4
     out = tmp_path / "shown.jsonl"
     assert run_cli(built, "requests", "bulk_gapartnet", "--condition", "localization_shown", "--out", str(out)) == 0
     requested = [json.loads(line)["example_id"] for line in out.read_text().splitlines()]
-    assert len(requested) == 52 and not set(requested) & set(excluded)
+    assert len(requested) == 54 and not set(requested) & set(excluded)
     for condition in ("image_only", "part_named", "localization_only", "part_named_free_form"):
         assert run_cli(built, "requests", "bulk_gapartnet", "--condition", condition) == 2
         assert f"no row of bulk_gapartnet is valid under {condition}" in capsys.readouterr().err
@@ -330,7 +330,7 @@ def test_gapartnet_highlighted_and_excluded_rows(
         metrics["part_selection_accuracy"]["value"] is None
         and "not measurable" in metrics["part_selection_accuracy"]["note"]
     )
-    assert metrics["action_accuracy"]["value"] == 1.0 and metrics["action_accuracy"]["n"] == 52
+    assert metrics["action_accuracy"]["value"] == 1.0 and metrics["action_accuracy"]["n"] == 54
     assert metrics["localization_hit_rate"]["measures"] == "echo" and metrics["echo_rate"]["value"] == 1.0
     # a prediction for an excluded row is refused, naming the line
     bad = tmp_path / "bad.jsonl"
