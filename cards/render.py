@@ -114,6 +114,41 @@ def reask_section(facts: DatasetFacts) -> str:
     return "\n".join(lines)
 
 
+def _cell(value: object) -> str:
+    """A source-given string inside a Markdown table cell (a pipe or newline would break the row)."""
+    return str(value).replace("|", "/").replace("\n", " ")
+
+
+def _tally(counts: dict[str, int]) -> str:
+    return "; ".join(f"{_cell(key)}: {count}" for key, count in counts.items()) or "(none)"
+
+
+GENERATED_GUI_SOURCE = "groundbench_gui"  # rows of the embedded GUI sample (converters/gui/convert.py)
+GUI_DIMENSIONS = (("width", "target_width_pct"), ("height", "target_height_pct"))
+QUANTILES = ("min", "p25", "median", "p75", "max")
+
+
+def gui_sections(facts: DatasetFacts) -> tuple[str, str]:
+    """The GUI suites' two tables (per config and target type; "(all)" first), or a note when none is built."""
+    summary: list[str] = []
+    sizes: list[str] = []
+    for c in facts.configs:
+        if c.gui is None:
+            continue
+        groups = [("(all)", c.gui["all"]), *c.gui["by_target_type"].items()]
+        for kind, g in groups:
+            summary.append(
+                f"| `{c.name}` | {_cell(kind)} | {g['rows']} | {g['excluded']} | {_tally(g['answer_types'])} "
+                f"| {fmt_float(g['median_target_area_pct'])} | {_tally(g['languages'])} | {_tally(g['frames'])} "
+                f"| {fmt_float(g['center_click_hit_rate'])} |"
+            )
+            for dimension, key in GUI_DIMENSIONS:
+                q = g[key] or {}
+                values = " | ".join(fmt_float(q.get(name)) for name in QUANTILES)
+                sizes.append(f"| `{c.name}` | {_cell(kind)} | {dimension} | {values} |")
+    return _rows(summary, 9), _rows(sizes, 8)
+
+
 def citation_keys(facts: DatasetFacts) -> list[str]:
     keys = [GROUNDBENCH_CITATION]
     for config in facts.configs:
@@ -198,8 +233,15 @@ def render_body(facts: DatasetFacts) -> str:
         f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
         "majority-action baseline is 1.00 there; it says nothing about action discrimination."
         for c in configs
-        if len(c.by_action) == 1 and c.rows
+        if len(c.by_action) == 1 and c.rows and c.gui is None  # GUI rows have no action to discriminate
     ]
+    generated = sorted(c.name for c in configs if GENERATED_GUI_SOURCE in c.row_sources)
+    if generated:
+        limitation_rows.append(
+            "- " + ", ".join(f"`{n}`" for n in generated) + ": built from GroundBench's generated GUI suites "
+            "(the embedded sample, in PointerBench / ScreenSpot file formats), not from the published "
+            "PointerBench or ScreenSpot data; scores on them are not comparable with published results."
+        )
     used: dict[str, list[str]] = {}
     for c in configs:
         for source in c.row_sources or [c.source]:
@@ -213,6 +255,8 @@ def render_body(facts: DatasetFacts) -> str:
         licence = info.licence if info else "NOT CATALOGUED: add this source to cards/sources.py"
         names = ", ".join(f"`{n}`" for n in sorted(set(used[key])))
         licence_rows.append(f"| {title} | {names} | {licence} |")
+    absent_rows = [f"| `{name}` | {_cell(reason)} |" for name, reason in sorted(facts.absent.items())]
+    gui_summary_rows, gui_size_rows = gui_sections(facts)
     provenance_rows = [
         f"| `{c.name}` | {', '.join(c.converters)} | {c.source_files} | `{c.source_checksum}` | `{c.manifest_sha256}` |"
         for c in configs
@@ -225,6 +269,9 @@ def render_body(facts: DatasetFacts) -> str:
         format_version=facts.format_version,
         total_rows=facts.total_rows,
         config_rows=_rows(config_rows, 9),
+        absent_rows=_rows(absent_rows, 2),
+        gui_summary_rows=gui_summary_rows,
+        gui_size_rows=gui_size_rows,
         count_sections="\n\n".join(count_sections) or "(no config built)",
         condition_rows="\n".join(condition_rows),
         validity_rows=_rows(validity_rows, 3),

@@ -41,7 +41,11 @@ def bake_config(
         shards_out.mkdir(parents=True, exist_ok=True)
         for stale in shard_files(shards_out):
             stale.unlink()
-        write_text(shards_out / ABSENT_MARKER, f"{config}: its source is set to null in params.yaml\n")
+        marker = interim / ABSENT_MARKER  # a converter may say why (e.g. gui_pro without a pointerbench-pro/)
+        reason = f"{config}: its source is set to null in params.yaml\n"
+        if marker.is_file():
+            reason = marker.read_text(encoding="utf-8")
+        write_text(shards_out / ABSENT_MARKER, reason)
         write_text(manifest_out, "")
         return BakeResult(0, 0, 0, 0, absent=True)
     manifest = read_manifest(interim / "manifest.jsonl")

@@ -36,6 +36,17 @@ def cmd_sample(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_generate_gui(args: argparse.Namespace) -> int:
+    params = _params(args)
+    if args.examples is not None:
+        params.setdefault("sample", {}).setdefault("gui", {})["examples_per_suite"] = args.examples
+    from groundbench.pipeline import _sample_gui
+
+    written = _sample_gui(_root(args), params, progress=not args.quiet)
+    console.print(f"wrote the generated GUI suites: {written} screenshots (PointerBench format + ScreenSpot files)")
+    return 0
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_convert
 
@@ -67,7 +78,8 @@ def cmd_bake(args: argparse.Namespace) -> int:
 
     for config in args.configs:
         result = run_bake(_root(args), _params(args), config)
-        state = "absent (source is null)" if result.absent else f"{result.rows} rows, {result.excluded} excluded, valid"
+        valid = f"{result.rows} rows, {result.excluded} excluded, valid"
+        state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
         console.print(f"{config}: {state}")
     return 0
 
@@ -108,7 +120,48 @@ def cmd_summary(args: argparse.Namespace) -> int:
             f.name, f.stratum, str(f.rows), str(f.excluded), str(f.images), f"{f.image_bytes:,}", f"{f.shard_bytes:,}"
         )
     out.print(table)
+    _print_gui_facts(_root(args))
     return 0
+
+
+def _print_gui_facts(root: Path) -> None:
+    from groundbench.converters.gui.facts import gui_facts, is_gui
+    from groundbench.pipeline import SHARDS, absent_reasons, built_configs
+    from groundbench.registry import CONFIGS
+
+    gui = [c.name for c in CONFIGS if is_gui(c.source)]
+    built = [name for name in built_configs(root) if name in gui]
+    absent = {name: reason for name, reason in absent_reasons(root).items() if name in gui}
+    if not built and not absent:
+        return
+    facts = gui_facts(root / SHARDS, built, absent)
+    table = Table(title="GUI suites per target type (target size as % of the frame; centre-click hit rate)")
+    for column in (
+        "config",
+        "target type",
+        "rows",
+        "median area %",
+        "median w %",
+        "median h %",
+        "languages",
+        "centre click",
+    ):
+        table.add_column(column)
+    for name, config in facts["built"].items():
+        for kind, f in [("(all)", config["all"]), *config["by_target_type"].items()]:
+            table.add_row(
+                name,
+                kind,
+                str(f["rows"]),
+                f"{f['median_target_area_pct']:.4f}",
+                f"{f['target_width_pct']['median']:.2f}",
+                f"{f['target_height_pct']['median']:.2f}",
+                ",".join(f["languages"]),
+                f"{f['center_click_hit_rate']:.3f}",
+            )
+    out.print(table)
+    for name, reason in facts["absent"].items():
+        out.print(f"{name}: absent from this build ({reason})")
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -228,7 +281,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
-STAGES = ("sample", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
+STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
 
 
 def _check_card(root: Path) -> list[str]:
@@ -347,8 +400,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
+    p = add(
+        "generate-gui",
+        cmd_generate_gui,
+        "Generate the deterministic GUI suites (Sheets, Text; every frame in params sample.gui.frames) in "
+        "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/.",
+    )
+    p.add_argument("--examples", type=int, help="examples per suite (default: params sample.gui.examples_per_suite)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
-    p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
+    p.add_argument(
+        "source",
+        choices=["umd", "gapartnet", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"],
+        help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
         "derive",

@@ -11,8 +11,11 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from groundbench.cards.sources import DERIVED_SOURCE
+from groundbench.converters.gui.facts import config_facts as gui_config_facts
+from groundbench.converters.gui.facts import is_gui, rows_of
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
@@ -111,6 +114,10 @@ class ConfigCard:
     single_part_objects: list[str] = field(default_factory=list)  # objects whose every row has one candidate part
     reask: ReaskCard | None = None  # re-ask configs only
 
+    # GUI configs only (converters/gui/facts.py): per target type, target sizes as % of the frame,
+    # languages, frames and the centre-click baseline.
+    gui: dict[str, Any] | None = None
+
 
 def _count(counter: Counter[str]) -> dict[str, int]:
     """Largest count first, ties by name: a stable order for the tables."""
@@ -204,6 +211,8 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.images = len(entries)
     card.image_bytes = sum(e.bytes for e in entries.values())
     card.manifest_sha256 = sha256_file(manifest)
+    if is_gui(source):
+        card.gui = gui_config_facts(rows_of(shards))
     return card
 
 
@@ -282,6 +291,8 @@ class FactsMeta:
     default: str
     source_settings: dict[str, str]
     lock_sha256: str
+    # Registry configs this build does not contain -> why (from data/shards/<config>/ABSENT).
+    absent: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -292,6 +303,7 @@ class DatasetFacts:
     configs: list[ConfigCard]
     source_settings: dict[str, str]  # source -> "embedded sample" / "a source tree" (never a machine path)
     lock_sha256: str  # requirements.lock
+    absent: dict[str, str] = field(default_factory=dict)  # config -> why it is not in this build
     baselines: BaselinesCard | None = None  # the `baselines` config, when built
 
     @property
@@ -334,5 +346,6 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         configs=cards,
         source_settings=meta.source_settings,
         lock_sha256=meta.lock_sha256,
+        absent={name: reason for name, reason in meta.absent.items() if name not in names},
         baselines=baselines_card(data_root / BASELINES_CONFIG),
     )

@@ -12,6 +12,15 @@ from groundbench.errors import GroundBenchError
 PARAMS_FILE = "params.yaml"
 SAMPLE = "sample"
 
+# Sources whose key under `sources:` is nested (DESIGN.md: sources.gui.<name>); their embedded
+# sample lives in the matching nested folder (<sample.root>/gui/<name>).
+NESTED_SOURCES = {
+    "pointerbench": "gui.pointerbench",
+    "screenspot": "gui.screenspot",
+    "screenspot_v2": "gui.screenspot_v2",
+    "screenspot_pro": "gui.screenspot_pro",
+}
+
 
 def load_params(root: Path) -> dict[str, Any]:
     path = root / PARAMS_FILE
@@ -35,15 +44,16 @@ def get(params: dict[str, Any], dotted: str) -> Any:
 
 def source_root(root: Path, params: dict[str, Any], source: str) -> Path | None:
     """The folder a source reads from: the embedded sample, a configured folder, or None (left out)."""
-    value = get(params, f"sources.{source}")
+    key = NESTED_SOURCES.get(source, source)
+    value = get(params, f"sources.{key}")
     if value is None:
         return None
     if isinstance(value, dict):
         # A source made of several folders (GAPartNet: assets + renders): its converter resolves each
         # part as "<source>.<part>"; the source is left out when any part is null.
-        parts = [source_root(root, params, f"{source}.{key}") for key in value]
+        parts = [source_root(root, params, f"{source}.{part}") for part in value]
         return None if any(part is None for part in parts) else root
     if value == SAMPLE:
-        return root / get(params, "sample.root") / source.replace(".", "/")
+        return root / get(params, "sample.root") / key.replace(".", "/")
     path = Path(value)
     return path if path.is_absolute() else root / path

@@ -17,13 +17,15 @@ from groundbench.converters.gapartnet.contrast import ContrastParams, mine_contr
 from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
 from groundbench.converters.gapartnet.counterfactual import derive_counterfactual
 from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
+from groundbench.converters.gui.convert import GuiParams, convert_pointerbench, convert_screenspot
+from groundbench.converters.gui.generate.write import GuiSampleParams, generate
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
 from groundbench.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
-from groundbench.params import get, source_root
+from groundbench.params import NESTED_SOURCES, get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
 from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.store import build_store
@@ -64,10 +66,28 @@ def _sample_gapartnet(root: Path, params: dict[str, Any]) -> int:
     )
 
 
+def gui_sample_params(params: dict[str, Any]) -> GuiSampleParams:
+    knobs = get(params, "sample.gui")
+    return GuiSampleParams(
+        examples_per_suite=int(knobs["examples_per_suite"]),
+        frames=tuple(str(f) for f in knobs["frames"]),
+        screenspot_rows=int(knobs["screenspot_rows"]),
+        seed=int(knobs["seed"]),
+        workers=int(knobs["workers"]),
+    )
+
+
+def _sample_gui(root: Path, params: dict[str, Any], progress: bool = False) -> int:
+    # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
+    counts = generate(root / get(params, "sample.root") / "gui", gui_sample_params(params), progress=progress)
+    return sum(counts.values())
+
+
 # One entry per source with an embedded sample; each returns how many items it wrote.
 SAMPLERS: dict[str, Callable[[Path, dict[str, Any]], int]] = {
     "umd": _sample_umd,
     "gapartnet": _sample_gapartnet,
+    "gui": _sample_gui,
 }
 
 
@@ -119,10 +139,39 @@ def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, An
     )
 
 
+def _gui_params(params: dict[str, Any]) -> GuiParams:
+    shards = get(params, "shards")
+    return GuiParams(
+        max_image_pixels=get(params, "gui.max_image_pixels"),
+        max_shard_bytes=shards["max_bytes"],
+        rows_per_batch=shards["rows_per_batch"],
+    )
+
+
+ConvertFn = Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]
+
+
+def _convert_pointerbench(
+    folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool
+) -> dict[str, int]:
+    return convert_pointerbench(folder, out, _gui_params(params), progress=progress)
+
+
+def _screenspot_converter(source: str, config: str) -> ConvertFn:
+    def run(folder: Path, out: Path, root: Path, params: dict[str, Any], progress: bool) -> dict[str, int]:
+        return convert_screenspot(folder, out, source, config, _gui_params(params), progress=progress)
+
+    return run
+
+
 # One entry per source: (source folder, interim output folder, repo root, params, progress) -> rows per config.
 CONVERTERS: dict[str, Callable[[Path, Path, Path, dict[str, Any], bool], dict[str, int]]] = {
     "umd": _convert_umd,
     "gapartnet": _convert_gapartnet,
+    "pointerbench": _convert_pointerbench,
+    "screenspot": _screenspot_converter("screenspot", "gui_screenspot"),
+    "screenspot_v2": _screenspot_converter("screenspot_v2", "gui_screenspot_v2"),
+    "screenspot_pro": _screenspot_converter("screenspot_pro", "gui_screenspot_pro"),
 }
 
 
@@ -138,7 +187,9 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
                 if config.interim_folder != source:
                     continue  # derived configs: their own stage marks them absent
                 (tmp / config.name).mkdir()
-                (tmp / config.name / ABSENT_MARKER).write_text(f"sources.{source} is null in params.yaml\n")
+                (tmp / config.name / ABSENT_MARKER).write_text(
+                    f"sources.{NESTED_SOURCES.get(source, source)} is null in params.yaml\n"
+                )
         return {}
     return CONVERTERS[source](folder, out, root, params, progress)
 
@@ -262,6 +313,20 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
+def absent_reasons(root: Path) -> dict[str, str]:
+    """Every registry config without shards in this build -> why (its ABSENT marker, else "not built")."""
+    built = set(built_configs(root))
+    reasons = {}
+    for config in CONFIGS:
+        if config.name in built:
+            continue
+        marker = root / SHARDS / config.name / ABSENT_MARKER
+        reason = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
+        # Markers are one line "<config>: <reason>" (converter) or just the reason (null source).
+        reasons[config.name] = reason.removeprefix(f"{config.name}: ") or "not built (no shards)"
+    return reasons
+
+
 def run_baselines(root: Path, params: dict[str, Any]) -> int:
     """Compute the `baselines` config from every built config's shards; returns its row count."""
     from groundbench.schemas.baselines_features import BASELINES_KEY, baselines_arrow_schema
@@ -285,6 +350,7 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
         default=DEFAULT_CONFIG,
         source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+        absent=absent_reasons(root),
     )
 
 

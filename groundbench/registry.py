@@ -21,6 +21,12 @@ class ConfigInfo:
 CONFIGS: tuple[ConfigInfo, ...] = (
     ConfigInfo("curated_umd", "umd", "curated", "one audited tool, one representative frame, grasp target"),
     ConfigInfo("bulk_umd", "umd", "bulk", "one (frame, affordance region)"),
+    ConfigInfo("gui_sheets", "pointerbench", "suite", "one spreadsheet screenshot + instruction + point target"),
+    ConfigInfo("gui_text", "pointerbench", "suite", "one document screenshot + instruction + point or box target"),
+    ConfigInfo("gui_pro", "pointerbench", "suite", "one professional-app screenshot + instruction + point target"),
+    ConfigInfo("gui_screenspot", "screenspot", "suite", "one ScreenSpot v1 screenshot + instruction + box"),
+    ConfigInfo("gui_screenspot_v2", "screenspot_v2", "suite", "one ScreenSpot-v2 screenshot + instruction + box"),
+    ConfigInfo("gui_screenspot_pro", "screenspot_pro", "suite", "one ScreenSpot-Pro screenshot + instruction + box"),
     ConfigInfo(
         "curated_gapartnet",
         "gapartnet",

@@ -61,6 +61,44 @@ UMD_EXTRAS = {
     "has_label_rank": Value("bool"),
 }
 
+# GUI sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro, our generated suites): the source's
+# own per-row facts. Null when a source does not carry the field.
+GUI_EXTRAS = {
+    "subset": _str(),  # pointerbench-sheets / -text / -pro, screenspot split file, SS-Pro annotation file
+    "source_row_id": _str(),  # the row's id in the source (PointerBench / SS-Pro `id`), else "<file>#<index>"
+    "file_name": _str(),  # the image name exactly as the annotation gives it
+    "split": _str(),  # ScreenSpot mobile / desktop / web, from the annotation file name
+    "data_type": _str(),
+    "category": _str(),
+    "element_type": _str(),
+    "language": _str(),
+    "platform": _str(),
+    "application": _str(),
+    "app_slug": _str(),
+    "app_category": _str(),
+    "ui_type": _str(),
+    "ui_style": _str(),
+    "group": _str(),
+    "surface": _str(),
+    "difficulty": _str(),
+    "data_source": _str(),
+    "instruction_cn": _str(),
+    "description": _str(),  # UGround's referring expression
+    "scale": _f64(),  # UGround's resize factor
+    "origin_id": _str(),  # PointerBench-Pro source_id
+    "origin_file": _str(),  # PointerBench-Pro source_file
+    "frame_width": Value("int32"),  # the coordinate frame of every box and point of the row
+    "frame_height": Value("int32"),
+    "layout_id": _str(),  # generated suites: the example every frame size re-lays out
+    "eval_type": _str(),  # the source's own rule name (PointerBench stores "iou" for coverage/precision)
+    "eval_bbox": List(_f64()),
+    "reference_point": List(_f64()),  # the source's point (PointerBench); else the box centre
+    "raw_bbox": List(_f64()),  # the box exactly as the source wrote it
+    "box_format": _str(),  # xyxy / xywh / normalized_xyxy / normalized_xywh
+    "box_notes": List(_str()),  # "normalized" (0-1 fractions converted), "clamped" (box left the image)
+    "other_json": _str(),  # any further source keys, canonical JSON (nothing silently dropped)
+}
+
 # One GAPartNet candidate part's source facts (the core ``parts`` entry holds box, point, action,
 # joint type, camera-frame axis and its 2-D direction; these are the rest, aligned by ``part_id``).
 GAPARTNET_PART = {
@@ -145,7 +183,7 @@ FEATURES = Features(
             "converter": _str(),
             "converter_version": _str(),
         },
-        "extras": {"umd": UMD_EXTRAS, "gapartnet": GAPARTNET_EXTRAS, "reask": REASK_EXTRAS},
+        "extras": {"umd": UMD_EXTRAS, "gui": GUI_EXTRAS, "gapartnet": GAPARTNET_EXTRAS, "reask": REASK_EXTRAS},
     }
 )
 

@@ -11,9 +11,11 @@ import json
 import math
 import re
 import shutil
+import statistics
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
@@ -28,13 +30,16 @@ from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.shards import ShardWriter
 from tests.conftest import REPO, build_all, run_cli
 
-CONFIGS = ("bulk_umd", "curated_umd")
+GUI_CONFIGS = ("gui_screenspot", "gui_screenspot_pro", "gui_screenspot_v2", "gui_sheets", "gui_text")
+CONFIGS = ("bulk_umd", "curated_umd", *GUI_CONFIGS)
+GUI_SOURCES = ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro")
 BASELINES = "baselines"  # the derived config: its own features, one row per (config, stratum, condition, baseline)
 BASELINES_HEADING = "## Baselines per config, stratum and condition (the `baselines` config)"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+    """UMD from its sample, every GUI source from a small generated sample, GAPartNet set to null."""
     root = tmp_path_factory.mktemp("card") / "project"
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
@@ -44,7 +49,14 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = str(source)
     params["umd"]["workers"] = 1
+    params["sources"]["gapartnet"] = None
+    params["sample"]["gui"].update(examples_per_suite=5, frames=["1024x768", "1920x1080"], screenspot_rows=3, workers=1)
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_cli(root, "generate-gui", "--quiet") == 0
+    for source in (*GUI_SOURCES, "gapartnet"):
+        assert run_cli(root, "convert", source, "--quiet") == 0
+    assert run_cli(root, "bake", "gui_sheets", "gui_text", "gui_pro", *GUI_CONFIGS[:3]) == 0
+    assert run_cli(root, "bake", "curated_gapartnet", "bulk_gapartnet") == 0
     build_all(root)
     return root
 
@@ -61,9 +73,22 @@ def _section(text: str, heading: str) -> str:
 
 
 def _rows(block: str) -> list[list[str]]:
-    """Cells of every Markdown table row in ``block`` (header and rule lines dropped)."""
-    lines = [line for line in block.splitlines() if line.startswith("|")]
-    return [[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in lines[2:]]
+    """Cells of every row of the first Markdown table in ``block`` (header and rule lines dropped)."""
+    return _tables(block)[0]
+
+
+def _tables(block: str) -> list[list[list[str]]]:
+    """Every Markdown table in ``block``: its rows' cells (header and rule lines dropped)."""
+    tables: list[list[str]] = []
+    previous = False
+    for line in block.splitlines():
+        is_row = line.startswith("|")
+        if is_row and not previous:
+            tables.append([])
+        if is_row:
+            tables[-1].append(line)
+        previous = is_row
+    return [[[cell.strip().strip("`") for cell in line.strip("|").split("|")] for line in t[2:]] for t in tables]
 
 
 def _expected(root: Path, config: str) -> dict:
@@ -158,6 +183,9 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
                 continue
             values = [r["baselines"][key] for r in e["rows"] if r["baselines"] and r["baselines"][key] is not None]
             assert int(count) == len(values)
+            if not values:
+                assert [mean, low, high] == ["", "", ""]
+                continue
             assert [mean, low, high] == [f"{sum(values) / len(values):.4f}", f"{min(values):.4f}", f"{max(values):.4f}"]
         provenance = {row[0]: row for row in _rows(_section(text, "## Provenance"))}[config]
         assert int(provenance[2]) == e["source_files"] and provenance[3] == e["source_checksum"]
@@ -165,6 +193,82 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
         assert provenance[4] == hashlib.sha256(manifest).hexdigest()
     lock = hashlib.sha256((built / "requirements.lock").read_bytes()).hexdigest()
     assert f"`requirements.lock` sha256: `{lock}`" in text
+
+
+def _target_type(row: dict) -> str:
+    gui = row["extras"]["gui"]
+    return gui["data_type"] or gui["ui_type"] or gui["element_type"] or "unknown"
+
+
+def _tally(values: list[str]) -> dict[str, int]:
+    return dict(Counter(values))
+
+
+def _parse_tally(cell: str) -> dict[str, int]:
+    return {} if cell == "(none)" else {k: int(v) for k, v in (item.split(": ") for item in cell.split("; "))}
+
+
+def _gui_expected(rows: list[dict]) -> dict:
+    """One group's GUI facts, recomputed with plain Python and numpy from the shard rows."""
+    areas, widths, heights, hits = [], [], [], 0
+    for r in rows:
+        x0, y0, x1, y1 = next(p for p in r["parts"] if p["part_id"] == r["target_part_id"])["bbox_xyxy"]
+        w, h = r["width"], r["height"]
+        areas.append(100 * (x1 - x0) * (y1 - y0) / (w * h))
+        widths.append(100 * (x1 - x0) / w)
+        heights.append(100 * (y1 - y0) / h)
+        hits += r["answer_type"] == "point" and x0 <= w / 2 <= x1 and y0 <= h / 2 <= y1
+    return {
+        "summary": [
+            str(len(rows)),
+            str(sum(r["excluded"] for r in rows)),
+            _tally([r["answer_type"] for r in rows]),
+            f"{statistics.median(areas):.4f}",
+            _tally([r["extras"]["gui"]["language"] or "unknown" for r in rows]),
+            _tally([f"{r['width']}x{r['height']}" for r in rows]),
+            f"{hits / len(rows):.4f}",
+        ],
+        "width": [f"{v:.4f}" for v in np.percentile(widths, [0, 25, 50, 75, 100])],
+        "height": [f"{v:.4f}" for v in np.percentile(heights, [0, 25, 50, 75, 100])],
+    }
+
+
+def test_gui_facts_in_the_card_equal_the_shards(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    summary, sizes = _tables(_section(text, "## GUI suites"))
+    printed = {
+        (r[0], r[1]): [r[2], r[3], _parse_tally(r[4]), r[5], _parse_tally(r[6]), _parse_tally(r[7]), r[8]]
+        for r in summary
+    }
+    printed_sizes = {(r[0], r[1], r[2]): r[3:] for r in sizes}
+    expected_keys = set()
+    for config in GUI_CONFIGS:
+        rows = _expected(built, config)["rows"]
+        groups: dict[str, list[dict]] = {"(all)": rows}
+        for row in rows:
+            groups.setdefault(_target_type(row), []).append(row)
+        assert len(groups) > 1
+        for kind, group in groups.items():
+            expected_keys.add((config, kind))
+            e = _gui_expected(group)
+            assert printed[(config, kind)] == e["summary"], (config, kind)
+            assert printed_sizes[(config, kind, "width")] == e["width"], (config, kind)
+            assert printed_sizes[(config, kind, "height")] == e["height"], (config, kind)
+    assert set(printed) == expected_keys  # no GUI facts for the UMD configs, none missing
+    # Point rows at two frame sizes: the sample's own frames, each with the same number of rows.
+    assert printed[("gui_sheets", "(all)")][5] == {"1024x768": 5, "1920x1080": 5}
+
+
+def test_card_names_the_configs_a_build_lacks_and_why(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    present, absent = _tables(_section(text, "## Configs"))
+    from groundbench.registry import CONFIGS as REGISTRY
+
+    assert {r[0] for r in present} == {*CONFIGS, BASELINES}  # the derived config is listed too
+    reasons = dict(absent)
+    assert set(reasons) == {c.name for c in REGISTRY} - set(CONFIGS)
+    assert "pointerbench-pro" in reasons["gui_pro"] and "embedded sample" in reasons["gui_pro"]
+    assert reasons["curated_gapartnet"] == reasons["bulk_gapartnet"] == "sources.gapartnet is null in params.yaml"
 
 
 def _cell(value: float | None) -> str:
@@ -183,6 +287,12 @@ def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
     assert len(printed) == len(cells)
     for config, stratum, condition, n, majority, bound, leakage, tau, image_hit, object_hit, keys in printed:
         b = cells[(config, stratum, condition)]
+        if "center_click" in b:  # GUI suites: only the centre-click rate applies
+            c = b["center_click"]
+            assert config in GUI_CONFIGS and condition == "gui" and int(n) == c["n"]
+            assert [majority, bound, leakage, tau, image_hit, object_hit] == ["—"] * 6
+            assert keys == f"center click {_cell(c['value'])}"
+            continue
         assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
         m = b["majority_action"]
         assert majority == f"{_cell(m['value'])} ({m['detail']})"
@@ -208,8 +318,11 @@ def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     block = _section(text, "## Conditions")
     block = block[block.index("| config | stratum | valid conditions |") :]
-    for config, _stratum, valid in _rows(block):
+    for config, stratum, valid in _rows(block):
         kinds = {r["render"]["kind"] for r in _expected(built, config)["rows"]}
+        if stratum == "suite":  # GUI suites are scored by their own success rule
+            assert valid == "(none)" and all(r["conditions"] == [] for r in _expected(built, config)["rows"])
+            continue
         expected = set(HIGHLIGHT_SAFE) if kinds == {"highlighted"} else set(ALL_CONDITIONS)
         assert set(valid.split(", ")) == expected
 
@@ -234,9 +347,17 @@ def test_licences_and_citations_cover_every_source(built: Path) -> None:
     for config in CONFIGS:
         for source in {r["source"] for r in _expected(built, config)["rows"]}:
             assert source_key(source) is not None
+    for source in (*GUI_SOURCES, "groundbench_gui"):
+        info = SOURCES[source]
+        assert info.licence and info.citations and all(key in entries for key in info.citations)
     citation = _section(text, "## Citation")
     assert "@misc{groundbench," in citation and "@inproceedings{myers2015affordance," in citation
+    for key in ("sacco2026pointerbench", "cheng2024seeclick", "wu2025osatlas", "li2025screenspotpro"):
+        assert key in citation  # every GUI source of a built config is cited
     assert "geng2023gapartnet" not in citation  # only sources that contributed rows are cited
+    licences = {row[0]: row for row in _rows(_section(text, "## Licences"))}
+    generated = licences[SOURCES["groundbench_gui"].title]
+    assert set(generated[1].replace("`", "").split(", ")) == set(GUI_CONFIGS)
 
 
 def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_path: Path) -> None:

@@ -137,3 +137,51 @@ def test_sigkill_at_random_moments_never_leaves_partial_outputs(
     assert digests(project, OUTPUTS) == expected
     leftovers = [p for p in (project / "data").rglob(".*") if p.name.endswith((".tmp", ".old"))]
     assert leftovers == []
+
+
+GUI_KILLS = 3  # each run pays the CLI import (~4 s), so fewer kills than the main build test
+
+
+def _generate_gui(root: Path) -> subprocess.Popen[bytes]:
+    script = (
+        "import sys\n"
+        "from groundbench.cli import main\n"
+        f"sys.exit(main(['--root', {str(root)!r}, 'generate-gui', '--quiet']))\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp_path: Path) -> None:
+    """generate-gui writes its folder atomically and is a STAGES command: a killed run leaves only a
+    hidden temporary, which the next run clears before finishing byte-identical."""
+    params = yaml.safe_load((project / "params.yaml").read_text())
+    params["sample"]["gui"].update(examples_per_suite=3, frames=["1024x768", "1366x768"], screenspot_rows=2, workers=1)
+    (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    reference = tmp_path / "reference"
+    reference.mkdir()
+    (reference / "params.yaml").write_bytes((project / "params.yaml").read_bytes())
+    started = time.monotonic()
+    assert _generate_gui(reference).wait(timeout=300) == 0
+    duration = time.monotonic() - started
+    outputs = ("data/sources/sample/gui",)
+    expected = digests(reference, outputs)
+
+    rng = random.Random(SEED)
+    sample = project / "data/sources/sample"
+    for _ in range(GUI_KILLS):
+        process = _generate_gui(project)
+        # Kill while the folder is being written: wait for its temporary to appear (timing alone is
+        # unreliable on a loaded machine: the CLI import takes most of a small run), then a random moment.
+        while process.poll() is None and not any(sample.glob(".gui.*.tmp")):
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.1 * duration))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        process.wait()
+        folder = sample / "gui"
+        assert not folder.exists() or digests(project, outputs) == expected  # absent or complete, never partial
+    assert any(sample.glob(".gui.*.tmp"))  # a killed run left its half-written temporary
+    assert _generate_gui(project).wait(timeout=300) == 0
+    assert digests(project, outputs) == expected
+    leftovers = [p for p in (project / "data").rglob(".*") if p.name.endswith((".tmp", ".old"))]
+    assert leftovers == []
