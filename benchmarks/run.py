@@ -140,8 +140,24 @@ def params_for(built: dict[str, Built], work: Path) -> dict[str, Any]:
         sources["gapartnet"] = dict(built["gapartnet"].roots)
         params["gapartnet"]["audit"] = built["gapartnet"].audit
     if "gui" in built:
-        sources["gui"] = {"pointerbench": str(Path(built["gui"].roots["root"]) / "pointerbench")}
+        sources["gui"] = dict(built["gui"].roots)
     return params
+
+
+def convert_sources(source: str) -> list[str]:
+    """The pipeline's converter keys for a source ("gui" may be several: pointerbench, screenspot, ...)."""
+    from groundbench.pipeline import CONVERTERS
+
+    if source in CONVERTERS:
+        return [source]
+    return sorted(key for key in CONVERTERS if key.split(".")[0] == source or key not in ("umd", "gapartnet"))
+
+
+def configs_of_source(source: str) -> list[str]:
+    from groundbench.registry import CONFIGS
+
+    keys = set(convert_sources(source))
+    return [c.name for c in CONFIGS if c.source in keys or c.source.split(".")[0] == source]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -202,7 +218,13 @@ def child_floor(built: Built, kind: str, write_dir: str | None, factor: float) -
 def child_convert(root: str, params: dict[str, Any], source: str) -> Usage:
     from groundbench.pipeline import run_convert
 
-    return measured(lambda: run_convert(Path(root), params, source, progress=False))
+    def run() -> dict[str, Any]:
+        rows: dict[str, Any] = {}
+        for key in convert_sources(source):
+            rows.update(run_convert(Path(root), params, key, progress=False))
+        return rows
+
+    return measured(run)
 
 
 def child_obvious(section_source: str, built: Built, out: str) -> Usage:
@@ -323,8 +345,7 @@ def measure_section(
                                None, 0.0, items=built.items)
     out["conversion"] = timed_child(f"{section.source}: conversion", child_convert, str(root), params, section.source,
                                     items=built.items)
-    interim = root / "data" / "interim" / section.source
-    output_bytes = tree_bytes(interim)
+    output_bytes = sum(tree_bytes(root / "data" / "interim" / key) for key in convert_sources(section.source))
     out["conversion"]["output_bytes"] = output_bytes
     out["conversion"]["rows"] = rows_of(out["conversion"])
     out["conversion"]["rows_per_s"] = round(out["conversion"]["rows"] / out["conversion"]["wall_s"], 1)
@@ -618,7 +639,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         result["floor_note"] = section.floor_note
         report["converters"][section.source] = result
         report["peak_rss"][f"convert {section.source}"] = result["conversion"]["peak_rss_bytes"]
-    configs = [c for s in sections for c in s.configs]
+    configs = [c for s in sections for c in configs_of_source(s.source)]
     if "stages" not in args.skip:
         print("measuring the later stages ...", flush=True)
         report["stages"] = {}

@@ -157,16 +157,17 @@ def gui_available() -> bool:
 
 
 def build_gui(work: Path, scale: float) -> Built:
-    from groundbench.converters.gui.generate.write import GuiSampleParams, write_suites
+    from groundbench.converters.gui.generate.write import GuiSampleParams, generate
 
     started = time.perf_counter()
     per_suite = max(2, round(FULL_GUI_PER_SUITE * scale))
     params = GuiSampleParams(examples_per_suite=per_suite)
-    write_suites(work / "gui", params)
+    generate(work / "gui", params, progress=False)
     files = folder_files(work / "gui")
     return Built(
         name="gui",
-        roots={"root": str(work / "gui")},
+        # one folder per GUI source (sources.gui.<name> in params.yaml)
+        roots={child.name: str(child) for child in sorted((work / "gui").iterdir()) if child.is_dir()},
         audit=None,
         items=sum(1 for path in files if path.suffix == ".png"),
         item_unit="screenshot",
