@@ -8,7 +8,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: build test env lint lock clean
+.PHONY: build test env lint lock clean reliability
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ build: $(STAMP)
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+reliability: $(STAMP)
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -8,9 +8,10 @@ it recomputes from the shards.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from string import Template
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from groundbench.cards.sources import GROUNDBENCH_CITATION, source_info, source_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
@@ -68,6 +69,51 @@ def _count_section(name: str, facets: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+def reask_section(facts: DatasetFacts) -> str:
+    """Re-ask configs: rows per object, informative count and share, transitions, the frozen pool."""
+    configs = [c for c in facts.configs if c.reask is not None]
+    if not configs:
+        return "(no re-ask config built)"
+    lines = [
+        "| config | rows | objects | informative rows | informative share | excluded rows "
+        "| frozen pool objects | frozen pool pairs |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.append(
+            f"| `{c.name}` | {r.rows} | {len(r.rows_per_object)} | {r.informative} | {fmt_float(r.informative_share)} "
+            f"| {c.excluded} | {r.pool_objects} | {r.pool_pairs} |"
+        )
+    lines += ["", "Rows per object (an object with many parts yields many rows):", ""]
+    lines += ["| config | object | rows | informative | excluded |", "| --- | --- | ---: | ---: | ---: |"]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.extend(
+            f"| `{c.name}` | {o} | {n} | {r.informative_per_object[o]} | {r.excluded_per_object[o]} |"
+            for o, n in r.rows_per_object.items()
+        )
+    lines += ["", "Transitions (original action → requested action), all rows and the frozen pool:", ""]
+    lines += ["| config | transition | rows | frozen pool rows |", "| --- | --- | ---: | ---: |"]
+    for c in configs:
+        r = c.reask
+        assert r is not None
+        lines.extend(f"| `{c.name}` | {t} | {n} | {r.pool_transitions.get(t, 0)} |" for t, n in r.transitions.items())
+    for c in configs:
+        if c.stratum != "counterfactual":
+            continue
+        curated = [s for s in facts.configs if s.source == c.source and s.stratum == "curated"]
+        for source in curated:
+            objects = ", ".join(source.single_part_objects) or "(none)"
+            lines += [
+                "",
+                f"- `{c.name}`: objects of `{source.name}` with a single candidate part yield no re-ask: {objects}",
+            ]
+    return "\n".join(lines)
+
+
 def citation_keys(facts: DatasetFacts) -> list[str]:
     keys = [GROUNDBENCH_CITATION]
     for config in facts.configs:
@@ -79,6 +125,38 @@ def citation_keys(facts: DatasetFacts) -> list[str]:
     return keys
 
 
+def _number(value: object) -> str:
+    return "—" if value is None else fmt_float(value) if isinstance(value, float) else str(value)
+
+
+def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
+    """The `baselines` config as a table: one line per (config, stratum, condition)."""
+    if rows is None:
+        return _text("baselines.md").strip().split("\n\n")[0] + "\n\nThe `baselines` config was not built."
+    cells: dict[tuple[str, str, str], dict[str, Mapping[str, Any]]] = {}
+    for row in rows:
+        cells.setdefault((row["config"], row["stratum"], row["condition"]), {})[row["baseline"]] = row
+    lines = []
+    for (config, stratum, condition), b in sorted(cells.items()):
+        if "center_click" in b:
+            c = b["center_click"]
+            dashes = " — |" * 6
+            lines.append(
+                f"| `{config}` | {stratum} | {condition} | {c['n']} |{dashes} center click {_number(c['value'])} |"
+            )
+            continue
+        bound = b["text_only_blind_bound"]
+        keys = ", ".join(bound["supplied_keys"]) or "(none)"
+        lines.append(
+            f"| `{config}` | {stratum} | {condition} | {bound['n']} "
+            f"| {_number(b['majority_action']['value'])} ({b['majority_action']['detail']}) "
+            f"| {_number(bound['value'])} | {'**yes**' if bound['leakage'] else 'no'} "
+            f"| {_number(b['localization_tau']['value'])} | {_number(b['image_center_hit_rate_at_tau']['value'])} "
+            f"| {_number(b['object_center_hit_rate_at_tau']['value'])} | {keys} |"
+        )
+    return _text("baselines.md").strip().format(rows=_rows(lines, 11))
+
+
 def render_body(facts: DatasetFacts) -> str:
     configs = facts.configs
     config_rows = [
@@ -86,6 +164,12 @@ def render_body(facts: DatasetFacts) -> str:
         f"| {c.image_bytes} | {c.shard_bytes} |"
         for c in configs
     ]
+    derived = facts.baselines
+    if derived is not None:  # aggregates, not records: no images, no exclusions
+        config_rows.append(
+            f"| `{derived.name}` | {derived.source} | {derived.stratum} | {derived.row} | {derived.rows} | 0 | 0 "
+            f"| 0 | {derived.shard_bytes} |"
+        )
     count_sections = [
         _count_section(
             c.name,
@@ -119,6 +203,8 @@ def render_body(facts: DatasetFacts) -> str:
     for c in configs:
         for source in c.row_sources or [c.source]:
             used.setdefault(source_key(source) or source, []).append(c.name)
+    if derived is not None:
+        used.setdefault(source_key(derived.source) or derived.source, []).append(derived.name)
     licence_rows = []
     for key in sorted(used):
         info = source_info(key)
@@ -142,8 +228,10 @@ def render_body(facts: DatasetFacts) -> str:
         condition_rows="\n".join(condition_rows),
         validity_rows=_rows(validity_rows, 3),
         baseline_rows=_rows(baseline_rows, 6),
+        baselines_config=baselines_section(None if derived is None else derived.entries),
         box_rows=_rows(box_rows, 3),
         exclusion_rows=_rows(exclusion_rows, 3),
+        reask_section=reask_section(facts),
         default=facts.default,
         limitation_rows="\n".join(limitation_rows),
         licence_rows=_rows(licence_rows, 3),

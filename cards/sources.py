@@ -20,8 +20,18 @@ class SourceInfo:
 
 
 GROUNDBENCH_CITATION = "groundbench"
+DERIVED_SOURCE = "all"  # the `baselines` config's source: derived from every config, matched exactly
 
 SOURCES: dict[str, SourceInfo] = {
+    # The `baselines` config: aggregates GroundBench computes from every record config's rows. It
+    # carries no source image or annotation, only counts and rates; the sources of the configs it
+    # summarises are listed (and cited) on their own lines.
+    DERIVED_SOURCE: SourceInfo(
+        "GroundBench baselines (derived from every config above)",
+        "GroundBench's own terms (Apache-2.0): aggregate numbers computed by `groundbench baselines`; "
+        "no source images or annotations",
+        (),
+    ),
     "umd": SourceInfo(
         "UMD Part Affordance dataset",
         "no licence stated; the dataset README asks users to cite Myers et al. (ICRA 2015)",
@@ -71,7 +81,7 @@ def source_key(name: str) -> str | None:
     if norm in SOURCES:
         return norm
     for stripped in (norm, norm.removeprefix("gui_")):
-        matches = [key for key in SOURCES if stripped.startswith(key)]
+        matches = [key for key in SOURCES if key != DERIVED_SOURCE and stripped.startswith(key)]
         if matches:
             return max(matches, key=len)
     return None

@@ -3,6 +3,8 @@
 Regenerates both from the folder's own shards and manifests and compares bytes (so every number in
 them is the number the data gives), parses the card back with ``huggingface_hub``, validates the
 Croissant file with mlcroissant (offline) and checks the dataset version in the shards' metadata.
+The ``baselines`` config is recomputed from the folder's record shards (scoring/baselines.py) and
+compared row by row, so its table cannot describe other data than the configs beside it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,33 @@ from huggingface_hub import DatasetCard
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.croissant import CROISSANT_FILE, croissant_text, validate_croissant
-from groundbench.facts import FactsMeta, dataset_facts
+from groundbench.facts import BaselinesCard, FactsMeta, dataset_facts
 from groundbench.hffolder import card_text
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.features import dataset_version_of
-from groundbench.shards import open_shard, shard_files
+from groundbench.shards import open_shard, read_table, shard_files
+
+
+def baselines_problems(folder: Path, derived: BaselinesCard, configs: list[ConfigInfo]) -> list[str]:
+    """Differences between the published ``baselines`` config and one recomputed from the record shards."""
+    from groundbench.scoring.baselines import config_baselines
+
+    expected: list[dict] = []
+    for config in sorted(configs, key=lambda c: c.name):  # `groundbench baselines` order
+        if shard_files(folder / "data" / config.name):
+            rows = read_table(folder / "data" / config.name).drop_columns(["image"]).to_pylist()
+            expected.extend(config_baselines(config.name, rows))
+    where = folder / "data" / derived.name
+    found = {row["baseline_id"]: row for row in derived.entries}
+    wanted = {row["baseline_id"]: row for row in expected}
+    rerun = "(rerun `groundbench baselines`, then `groundbench assemble`)"
+    problems = [f"{where}: {key}: missing {rerun}" for key in sorted(set(wanted) - set(found))]
+    problems += [f"{where}: {key}: not in the data {rerun}" for key in sorted(set(found) - set(wanted))]
+    for key in sorted(set(found) & set(wanted)):
+        for column, value in wanted[key].items():
+            if found[key].get(column) != value:
+                problems.append(f"{where}: {key}: {column}: expected {value!r}, found {found[key].get(column)!r}")
+    return problems
 
 
 def _as_built(line: str) -> str:
@@ -44,7 +68,7 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
     if str(data.get("version")) != meta.version:
         problems.append(f"{readme}: version: expected {meta.version}, found {data.get('version')}")
     declared = {c["config_name"]: c for c in data.get("dataset_info") or []}
-    for config in facts.configs:
+    for config in facts.published:
         info = declared.get(config.name)
         examples = None if info is None else info["splits"][0]["num_examples"]
         if examples != config.rows:
@@ -55,6 +79,8 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
             found = dataset_version_of(open_shard(shard).schema)
             if found != meta.version:
                 problems.append(f"{shard}: schema metadata dataset_version: expected {meta.version}, found {found}")
+    if facts.baselines is not None:
+        problems.extend(baselines_problems(folder, facts.baselines, configs))
     croissant = folder / CROISSANT_FILE
     if not croissant.is_file():
         problems.append(f"{croissant}: missing (run `groundbench assemble`)")

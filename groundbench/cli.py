@@ -47,6 +47,21 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_derive(args: argparse.Namespace) -> int:
+    from groundbench.pipeline import run_derive
+
+    summary = run_derive(_root(args), _params(args), args.construction, progress=not args.quiet)
+    if not summary:
+        console.print("source gapartnet is null in params.yaml: left out of the build")
+        return 0
+    pool = summary["pool"]
+    console.print(
+        f"{args.construction}: {summary['rows']} rows, {summary['excluded']} excluded; "
+        f"frozen pool {pool['objects']} objects, {pool['pairs']} pairs"
+    )
+    return 0
+
+
 def cmd_bake(args: argparse.Namespace) -> int:
     from groundbench.pipeline import run_bake
 
@@ -54,6 +69,14 @@ def cmd_bake(args: argparse.Namespace) -> int:
         result = run_bake(_root(args), _params(args), config)
         state = "absent (source is null)" if result.absent else f"{result.rows} rows, {result.excluded} excluded, valid"
         console.print(f"{config}: {state}")
+    return 0
+
+
+def cmd_baselines(args: argparse.Namespace) -> int:
+    from groundbench.pipeline import run_baselines
+
+    rows = run_baselines(_root(args), _params(args))
+    console.print(f"baselines: {rows} rows (one per config, stratum, condition and baseline)")
     return 0
 
 
@@ -178,8 +201,34 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_folder(args: argparse.Namespace) -> Path:
+    folder = Path(args.data)
+    return folder if folder.is_absolute() else _root(args) / folder
+
+
+def cmd_requests(args: argparse.Namespace) -> int:
+    from groundbench.scoring.requests import write_requests
+
+    count = write_requests(_data_folder(args), _root(args), args.config, args.condition, args.out)
+    console.print(f"{args.config} / {args.condition}: {count} requests" + (f" -> {args.out}" if args.out else ""))
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from groundbench.scoring.run import run_sanity, run_score
+
+    if args.sanity:
+        return run_sanity(_data_folder(args), args.sanity, out, console)
+    if args.predictions is None:
+        console.print("error: give a PREDICTIONS file, or --sanity CONFIG")
+        return 2
+    return run_score(
+        _data_folder(args), Path(args.predictions), args.json, args.csv, args.seed, args.resamples, out, console
+    )
+
+
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
-STAGES = ("sample", "convert", "bake", "store", "assemble", "report")
+STAGES = ("sample", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
 
 
 def _check_card(root: Path) -> list[str]:
@@ -232,10 +281,15 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_pull(args: argparse.Namespace) -> int:
     from groundbench.dvcpull import pull_config
     from groundbench.registry import BY_NAME
+    from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
-    if args.config not in BY_NAME:
-        raise GroundBenchError("command line", "config", f"expected one of {sorted(BY_NAME)}, found {args.config!r}")
+    names = sorted([*BY_NAME, BASELINES_CONFIG])
+    if args.config not in names:
+        raise GroundBenchError("command line", "config", f"expected one of {names}, found {args.config!r}")
     _, images = pull_config(_root(args), args.config, args.remote)
+    if args.config == BASELINES_CONFIG:
+        console.print(f"{args.config}: shards and published folder pulled (no images)")
+        return 0
     console.print(f"{args.config}: shards, manifest, published folder and {images} store images pulled")
     return 0
 
@@ -296,8 +350,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source to convert")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p = add(
+        "derive",
+        cmd_derive,
+        "Build a re-ask config from the converted GAPartNet rows: counterfactual (every curated row re-asked "
+        "about each non-target part) or contrast (every object mined for parts with different actions; raw "
+        "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size.",
+    )
+    p.add_argument("construction", choices=["counterfactual", "contrast"], help="which re-ask config to build")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
+    add(
+        "baselines",
+        cmd_baselines,
+        "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards.",
+    )
     add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
     add(
         "assemble",
@@ -367,6 +435,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", help="output folder (default: data/report)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    p = add(
+        "requests",
+        cmd_requests,
+        "Write one JSONL line per row valid under a condition: example_id, condition, prompt, image reference "
+        "and template hash, for any model harness. Conditions: the six, counterfactual, part_named_free_form, "
+        "gui, and any non-GUI condition + '/text_only' (same prompt, image withheld).",
+    )
+    p.add_argument("config", help="a built config, e.g. curated_umd")
+    p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
+    p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "score",
+        cmd_score,
+        "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
+        "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
+    )
+    p.add_argument("predictions", nargs="?", help="predictions JSONL")
+    p.add_argument("--json", type=Path, help='write {"metrics": [...], "predictions": [...]} here')
+    p.add_argument("--csv", type=Path, help="write the metrics as CSV here")
+    p.add_argument(
+        "--sanity", metavar="CONFIG", help="run oracle/constant/echo emitters on CONFIG; exit 1 on deviation"
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
         "check-card",
         cmd_check_card,
@@ -389,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
         "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
         "manifest lists from the shared store.",
     )
-    p.add_argument("config", help="config name, e.g. curated_umd")
+    p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
     p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
     p = add(
         "version",

@@ -2,7 +2,8 @@
 
 One record set per config, every field typed from ``schemas/features.py`` (structs become
 ``subField``, lists ``isArray``, the image an ``sc:ImageObject`` read from the embedded bytes), and
-one ``FileObject`` with sha256 per shard.
+one ``FileObject`` with sha256 per shard. The ``baselines`` config is a record set too, with its
+own fields (``schemas/baselines_features.py``) keyed by ``baseline_id``.
 
 Arrow and mlcroissant: the shards are Arrow IPC files (the format the `datasets` Arrow builder
 reads, and one format per Hugging Face folder). mlcroissant 1.1.1 declares the file as
@@ -29,8 +30,9 @@ from datasets import Image, List, Value
 from groundbench.atomic import write_text
 from groundbench.cards.render import bibtex_entries
 from groundbench.errors import GroundBenchError
-from groundbench.facts import DatasetFacts
+from groundbench.facts import BaselinesCard, ConfigCard, DatasetFacts
 from groundbench.manifests import sha256_file
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_KEY
 from groundbench.schemas.features import FEATURES
 from groundbench.shards import open_shard
 
@@ -123,33 +125,38 @@ def file_set_id(config: str) -> str:
     return f"shards-{config}"
 
 
+def _shard_objects(name: str, config: ConfigCard | BaselinesCard, what: str) -> list[dict[str, Any]]:
+    objects: list[dict[str, Any]] = [
+        {
+            "@type": "cr:FileObject",
+            "@id": f"data/{name}/{shard.name}",
+            "name": f"data/{name}/{shard.name}",
+            "description": f"Shard of config {name} ({what}).",
+            "contentUrl": f"data/{name}/{shard.name}",
+            "contentSize": f"{shard.bytes} B",
+            "encodingFormat": ARROW_FORMAT,
+            "sha256": shard.sha256,
+        }
+        for shard in config.shards
+    ]
+    objects.append(
+        {
+            "@type": "cr:FileSet",
+            "@id": file_set_id(name),
+            "name": file_set_id(name),
+            "description": f"Every shard of config {name}.",
+            "encodingFormat": ARROW_FORMAT,
+            "includes": f"data/{name}/*.arrow",
+        }
+    )
+    return objects
+
+
 def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
     distribution: list[dict[str, Any]] = []
     record_sets: list[dict[str, Any]] = []
     for config in facts.configs:
-        for shard in config.shards:
-            distribution.append(
-                {
-                    "@type": "cr:FileObject",
-                    "@id": f"data/{config.name}/{shard.name}",
-                    "name": f"data/{config.name}/{shard.name}",
-                    "description": f"Shard of config {config.name} (Arrow IPC file, image bytes embedded).",
-                    "contentUrl": f"data/{config.name}/{shard.name}",
-                    "contentSize": f"{shard.bytes} B",
-                    "encodingFormat": ARROW_FORMAT,
-                    "sha256": shard.sha256,
-                }
-            )
-        distribution.append(
-            {
-                "@type": "cr:FileSet",
-                "@id": file_set_id(config.name),
-                "name": file_set_id(config.name),
-                "description": f"Every shard of config {config.name}.",
-                "encodingFormat": ARROW_FORMAT,
-                "includes": f"data/{config.name}/*.arrow",
-            }
-        )
+        distribution.extend(_shard_objects(config.name, config, "Arrow IPC file, image bytes embedded"))
         record_sets.append(
             {
                 "@type": "cr:RecordSet",
@@ -161,6 +168,24 @@ def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
                 "field": [
                     _field(f"{config.name}/{column}", column, feature, file_set_id(config.name), column, None)
                     for column, feature in FEATURES.items()
+                ],
+            }
+        )
+    derived = facts.baselines
+    if derived is not None:
+        name = derived.name
+        distribution.extend(_shard_objects(name, derived, "Arrow IPC file, aggregate baselines, no images"))
+        record_sets.append(
+            {
+                "@type": "cr:RecordSet",
+                "@id": name,
+                "name": name,
+                "description": f"Baselines derived from every config above: {derived.row}. {derived.rows} rows. "
+                "Definitions in scoring/baselines.py.",
+                "key": {"@id": f"{name}/{BASELINES_KEY}"},
+                "field": [
+                    _field(f"{name}/{column}", column, feature, file_set_id(name), column, None)
+                    for column, feature in BASELINE_FEATURES.items()
                 ],
             }
         )

@@ -4,7 +4,8 @@ DVC outputs are per config for shards and manifests (``bake@<config>``), but the
 ``data/images/`` is one content-addressed output shared by every config (a derived config reuses
 its parent's images at no cost). DVC can pull single files inside a directory output, so this
 command pulls the config's manifest first, then exactly the store files that manifest lists, plus
-the config's shards and its folder inside ``data/groundbench/``.
+the config's shards and its folder inside ``data/groundbench/``. The ``baselines`` config has no
+manifest and no images: its shards (``data/baselines``) and its published folder only.
 """
 
 from __future__ import annotations
@@ -12,19 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundbench.manifests import read_manifest
+from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 
 def pull_config(root: Path, config: str, remote: str | None = None) -> tuple[int, int]:
     """Returns (files pulled in the first step, images pulled)."""
     from dvc.repo import Repo
 
-    first = [
-        f"data/manifests/{config}.jsonl",
-        f"data/shards/{config}",
-        f"data/groundbench/data/{config}",
-        "data/groundbench/README.md",
-        "data/groundbench/croissant.json",
-    ]
+    published = [f"data/groundbench/data/{config}", "data/groundbench/README.md", "data/groundbench/croissant.json"]
+    if config == BASELINES_CONFIG:
+        with Repo(str(root)) as repo:
+            fetched = repo.pull(targets=["data/baselines", *published], remote=remote)
+        return len(fetched.get("added", [])) if isinstance(fetched, dict) else 0, 0
+    first = [f"data/manifests/{config}.jsonl", f"data/shards/{config}", *published]
     with Repo(str(root)) as repo:
         fetched = repo.pull(targets=first, remote=remote)
         manifest = read_manifest(root / "data" / "manifests" / f"{config}.jsonl")

@@ -12,8 +12,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from groundbench.cards.sources import DERIVED_SOURCE
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.registry import ConfigInfo
+from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.shards import open_shard, shard_files
@@ -57,6 +59,28 @@ class BaselineStats:
 
 
 @dataclass
+class ReaskCard:
+    """Re-ask facts of a counterfactual or contrast config (rows with ``extras.reask``)."""
+
+    rows_per_object: dict[str, int] = field(default_factory=dict)  # object id -> rows (sorted by id)
+    informative_per_object: dict[str, int] = field(default_factory=dict)
+    excluded_per_object: dict[str, int] = field(default_factory=dict)
+    informative: int = 0
+    transitions: dict[str, int] = field(default_factory=dict)  # "orig→requested" -> rows
+    pool_transitions: dict[str, int] = field(default_factory=dict)  # the same over non-excluded rows
+    pool_objects: int = 0  # the frozen pool: objects and pairs (rows) not excluded
+    pool_pairs: int = 0
+
+    @property
+    def rows(self) -> int:
+        return sum(self.rows_per_object.values())
+
+    @property
+    def informative_share(self) -> float | None:
+        return self.informative / self.rows if self.rows else None
+
+
+@dataclass
 class ConfigCard:
     """The facts of one built config."""
 
@@ -83,6 +107,8 @@ class ConfigCard:
     source_files: int = 0
     source_checksum: str = ""
     manifest_sha256: str = ""
+    single_part_objects: list[str] = field(default_factory=list)  # objects whose every row has one candidate part
+    reask: ReaskCard | None = None  # re-ask configs only
 
 
 def _count(counter: Counter[str]) -> dict[str, int]:
@@ -107,13 +133,23 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     converters: set[str] = set()
     source_digests: list[str] = []
     kinds: set[tuple[str, str]] = set()
+    part_counts: dict[str, set[int]] = {}
+    reasks: list[tuple[str, bool, dict]] = []  # (object id, excluded, extras.reask)
     for path in shard_files(shards):
         size = path.stat().st_size
         card.shards.append(ShardFile(path.name, size, sha256_file(path)))
         card.shard_bytes += size
         reader = open_shard(path)
         for index in range(reader.num_record_batches):
-            for record in reader.get_batch(index).select(list(FACT_COLUMNS)).to_pylist():
+            batch = reader.get_batch(index)
+            reask_column = batch.column("extras").field("reask").to_pylist()
+            objects = batch.column("object_id").to_pylist()
+            for record, reask, object_id in zip(
+                batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
+            ):
+                part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
+                if reask is not None:
+                    reasks.append((str(object_id), bool(record["excluded"]), reask))
                 card.rows += 1
                 card.excluded += bool(record["excluded"])
                 counters["action"][record["target_action"] or MISSING] += 1
@@ -158,10 +194,73 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.converters = sorted(converters)
     card.source_files = len(set(source_digests))
     card.source_checksum = digest_of_digests(source_digests)
+    card.single_part_objects = sorted(o for o, counts in part_counts.items() if counts == {1})
+    if reasks:
+        card.reask = reask_card(reasks)
     entries = read_manifest(manifest)
     card.images = len(entries)
     card.image_bytes = sum(e.bytes for e in entries.values())
     card.manifest_sha256 = sha256_file(manifest)
+    return card
+
+
+@dataclass
+class BaselinesCard:
+    """The facts of the ``baselines`` config: aggregate rows derived from every record config.
+
+    Its rows are not records (own features, ``schemas/baselines_features.py``), so it has no
+    images, manifest, exclusions or per-row counts; the card prints its rows as a table.
+    """
+
+    name: str = BASELINES_CONFIG
+    source: str = DERIVED_SOURCE  # derived from every config's rows (catalogued in cards/sources.py)
+    stratum: str = "all (one row per config, stratum, condition and baseline)"
+    row: str = "one (config, stratum, condition, baseline) aggregate, computed from the record configs"
+    rows: int = 0
+    shard_bytes: int = 0
+    shards: list[ShardFile] = field(default_factory=list)
+    entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
+
+
+def baselines_card(shards: Path) -> BaselinesCard | None:
+    """Facts of the ``baselines`` config whose shards are in ``shards`` (None when it was not built)."""
+    files = shard_files(shards)
+    if not files:
+        return None
+    card = BaselinesCard()
+    for path in files:
+        size = path.stat().st_size
+        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
+        card.shard_bytes += size
+        card.entries.extend(open_shard(path).read_all().to_pylist())
+    card.rows = len(card.entries)
+    return card
+
+
+def reask_card(reasks: list[tuple[str, bool, dict]]) -> ReaskCard:
+    card = ReaskCard()
+    rows: Counter[str] = Counter()
+    informative: Counter[str] = Counter()
+    excluded: Counter[str] = Counter()
+    transitions: Counter[str] = Counter()
+    pool: Counter[str] = Counter()
+    pool_objects: set[str] = set()
+    for object_id, is_excluded, reask in reasks:
+        rows[object_id] += 1
+        informative[object_id] += bool(reask["informative"])
+        excluded[object_id] += is_excluded
+        transitions[reask["transition"] or MISSING] += 1
+        if not is_excluded:
+            pool[reask["transition"] or MISSING] += 1
+            pool_objects.add(object_id)
+    card.rows_per_object = dict(sorted(rows.items()))
+    card.informative_per_object = {o: informative[o] for o in card.rows_per_object}
+    card.excluded_per_object = {o: excluded[o] for o in card.rows_per_object}
+    card.informative = sum(informative.values())
+    card.transitions = _count(transitions)
+    card.pool_transitions = _count(pool)
+    card.pool_objects = len(pool_objects)
+    card.pool_pairs = sum(pool.values())
     return card
 
 
@@ -183,10 +282,17 @@ class DatasetFacts:
     configs: list[ConfigCard]
     source_settings: dict[str, str]  # source -> "embedded sample" / "a source tree" (never a machine path)
     lock_sha256: str  # requirements.lock
+    baselines: BaselinesCard | None = None  # the `baselines` config, when built
 
     @property
     def total_rows(self) -> int:
+        """Record rows over every record config (the baselines config's aggregates are not examples)."""
         return sum(c.rows for c in self.configs)
+
+    @property
+    def published(self) -> list[ConfigCard | BaselinesCard]:
+        """Every config of the folder, record configs first, then the baselines config."""
+        return [*self.configs, *([self.baselines] if self.baselines else [])]
 
 
 def source_setting(value: object) -> str:
@@ -201,7 +307,10 @@ def source_setting(value: object) -> str:
 
 
 def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInfo], meta: FactsMeta) -> DatasetFacts:
-    """Facts of every config in ``configs`` (registry order), from ``data_root/<config>/`` shards."""
+    """Facts of every config in ``configs`` (registry order), from ``data_root/<config>/`` shards.
+
+    The ``baselines`` config is taken from ``data_root/baselines/`` when its shards are there.
+    """
     cards = [
         config_card(c.name, c.source, c.stratum, c.row, data_root / c.name, manifests_root / f"{c.name}.jsonl")
         for c in configs
@@ -215,4 +324,5 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         configs=cards,
         source_settings=meta.source_settings,
         lock_sha256=meta.lock_sha256,
+        baselines=baselines_card(data_root / BASELINES_CONFIG),
     )

@@ -12,7 +12,10 @@ from typing import Any
 
 from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.bake import ABSENT_MARKER, BakeResult, bake_config
+from groundbench.converters.gapartnet.clean_render import RenderSettings
+from groundbench.converters.gapartnet.contrast import ContrastParams, mine_contrast
 from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.counterfactual import derive_counterfactual
 from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
@@ -22,7 +25,7 @@ from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
-from groundbench.shards import open_shard, shard_files
+from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.store import build_store
 
 INTERIM = Path("data/interim")
@@ -30,6 +33,7 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
+BASELINES = Path("data/baselines")  # the `baselines` config's shards (outside data/shards: DVC needs it)
 # Folders whose children are written atomically (temp sibling + rename): where a killed build can
 # leave a hidden `.name.*.tmp` behind.
 ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))
@@ -131,10 +135,74 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
         # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
         with atomic_dir(out) as tmp:
             for config in configs_of(source):
+                if config.interim_folder != source:
+                    continue  # derived configs: their own stage marks them absent
                 (tmp / config.name).mkdir()
                 (tmp / config.name / ABSENT_MARKER).write_text(f"sources.{source} is null in params.yaml\n")
         return {}
     return CONVERTERS[source](folder, out, root, params, progress)
+
+
+def _derive_counterfactual(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
+    shards = get(params, "shards")
+    curated = root / INTERIM / "gapartnet" / "curated_gapartnet"
+    return derive_counterfactual(curated, out, shards["max_bytes"], shards["rows_per_batch"])
+
+
+def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
+    assets = source_root(root, params, "gapartnet.assets")
+    renders = source_root(root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # run_derive handles a null source
+    knobs, contrast, shards = get(params, "gapartnet"), get(params, "contrast"), get(params, "shards")
+    render = contrast["render"]
+    return mine_contrast(
+        assets,
+        renders,
+        root / INTERIM / "gapartnet" / "bulk_gapartnet",
+        out,
+        ContrastParams(
+            audit=root / knobs["audit"],
+            workers=knobs["workers"],
+            window=knobs["window"],
+            iou_min=knobs["iou_min"],
+            coverage_min=knobs["coverage_min"],
+            max_image_pixels=knobs["max_image_pixels"],
+            min_mask_share=contrast["closed_pose_min_mask_share"],
+            render=RenderSettings(
+                width=render["width"],
+                height=render["height"],
+                theta=render["theta"],
+                phi=render["phi"],
+                margin=render["margin"],
+                engine=render["engine"],
+            ),
+            max_shard_bytes=shards["max_bytes"],
+            rows_per_batch=shards["rows_per_batch"],
+        ),
+        progress=progress,
+    )
+
+
+# Derived configs (re-asks): construction -> (config, builder). Each writes data/interim/<its interim>/.
+DERIVERS: dict[str, tuple[str, Callable[[Path, dict[str, Any], Path, bool], dict[str, Any]]]] = {
+    "counterfactual": ("counterfactual_gapartnet", _derive_counterfactual),
+    "contrast": ("contrast_gapartnet", _mine_contrast),
+}
+
+
+def run_derive(root: Path, params: dict[str, Any], construction: str, progress: bool = True) -> dict[str, Any]:
+    """Build a derived config's rows; a null source marks it absent (as run_convert does)."""
+    if construction not in DERIVERS:
+        raise GroundBenchError("command line", "construction", f"expected one of {sorted(DERIVERS)}")
+    config, builder = DERIVERS[construction]
+    info = BY_NAME[config]
+    out = root / INTERIM / info.interim_folder
+    if source_root(root, params, info.source) is None:
+        with atomic_dir(out) as tmp:
+            (tmp / config).mkdir()
+            (tmp / config / ABSENT_MARKER).write_text(f"sources.{info.source} is null in params.yaml\n")
+        return {}
+    return builder(root, params, out, progress)
 
 
 def run_bake(root: Path, params: dict[str, Any], config: str) -> BakeResult:
@@ -144,7 +212,7 @@ def run_bake(root: Path, params: dict[str, Any], config: str) -> BakeResult:
     shards = get(params, "shards")
     return bake_config(
         config,
-        root / INTERIM / info.source / config,
+        root / INTERIM / info.interim_folder / config,
         root / SHARDS / config,
         root / MANIFESTS / f"{config}.jsonl",
         shards["max_bytes"],
@@ -194,6 +262,22 @@ def run_store(root: Path) -> tuple[int, int]:
     return build_store(root / IMAGES, configs)
 
 
+def run_baselines(root: Path, params: dict[str, Any]) -> int:
+    """Compute the `baselines` config from every built config's shards; returns its row count."""
+    from groundbench.schemas.baselines_features import BASELINES_KEY, baselines_arrow_schema
+    from groundbench.scoring.baselines import config_baselines
+
+    shards = get(params, "shards")
+    with ShardWriter(
+        root / BASELINES, shards["max_bytes"], shards["rows_per_batch"], baselines_arrow_schema(), BASELINES_KEY
+    ) as writer:
+        for name in sorted(built_configs(root)):
+            rows = read_table(root / SHARDS / name).drop_columns(["image"]).to_pylist()
+            for entry in config_baselines(name, rows):
+                writer.add(entry)
+    return writer.rows
+
+
 def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
     lock = root / LOCK_FILE
     return FactsMeta(
@@ -206,4 +290,6 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
 
 def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
     configs = [BY_NAME[name] for name in sorted(built_configs(root))]
-    return assemble(root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params))
+    return assemble(
+        root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params), root / BASELINES
+    )

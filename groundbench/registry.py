@@ -11,6 +11,11 @@ class ConfigInfo:
     source: str  # key under `sources:` in params.yaml
     stratum: str
     row: str  # what one row is
+    interim: str = ""  # folder under data/interim/ holding its rows; "" = the source's converter folder
+
+    @property
+    def interim_folder(self) -> str:
+        return self.interim or self.source
 
 
 CONFIGS: tuple[ConfigInfo, ...] = (
@@ -23,6 +28,22 @@ CONFIGS: tuple[ConfigInfo, ...] = (
         "one audited object: clean render, its target part and every visible annotated part as candidates",
     ),
     ConfigInfo("bulk_gapartnet", "gapartnet", "bulk", "one (object, visible target part), target-highlighted render"),
+    ConfigInfo(
+        "counterfactual_gapartnet",
+        "gapartnet",
+        "counterfactual",
+        "one re-ask of a curated object: same image and candidate parts, a non-target part declared the target, "
+        "the original target and action kept",
+        interim="gapartnet_counterfactual",
+    ),
+    ConfigInfo(
+        "contrast_gapartnet",
+        "gapartnet",
+        "contrast",
+        "one (object, original target, contrast part with another action) on a clean render; rows failing a "
+        "check kept, tagged, excluded",
+        interim="gapartnet_contrast",
+    ),
 )
 
 BY_NAME = {c.name: c for c in CONFIGS}

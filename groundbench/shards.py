@@ -25,13 +25,24 @@ SPLIT = "test"
 
 
 class ShardWriter:
-    """Write one config's rows, sorted by ``example_id``, into capped shards inside ``folder``."""
+    """Write one config's rows, sorted by ``key`` (``example_id``), into capped shards inside ``folder``.
 
-    def __init__(self, folder: Path, max_shard_bytes: int, rows_per_batch: int) -> None:
+    ``schema`` defaults to the record schema; a config with its own rows (``baselines``) passes its own.
+    """
+
+    def __init__(
+        self,
+        folder: Path,
+        max_shard_bytes: int,
+        rows_per_batch: int,
+        schema: pa.Schema | None = None,
+        key: str = "example_id",
+    ) -> None:
         self.folder = folder
         self.max_shard_bytes = max_shard_bytes
         self.rows_per_batch = rows_per_batch
-        self.schema = arrow_schema()
+        self.schema = arrow_schema() if schema is None else schema
+        self.key = key
         self.rows = 0
         self.bytes = 0
         self._buffer: list[dict[str, Any]] = []
@@ -48,10 +59,10 @@ class ShardWriter:
         return self
 
     def add(self, record: dict[str, Any]) -> None:
-        example_id = record["example_id"]
+        example_id = record[self.key]
         if self._last_id is not None and example_id <= self._last_id:
             raise GroundBenchError(
-                self.folder, "example_id", f"rows must arrive strictly sorted: {example_id!r} after {self._last_id!r}"
+                self.folder, self.key, f"rows must arrive strictly sorted: {example_id!r} after {self._last_id!r}"
             )
         self._last_id = example_id
         self._buffer.append(record)
@@ -60,10 +71,10 @@ class ShardWriter:
 
     def add_batch(self, batch: pa.RecordBatch) -> None:
         """Append an already-built batch (same schema); ids are checked for order."""
-        ids = batch.column("example_id").to_pylist()
+        ids = batch.column(self.key).to_pylist()
         for example_id in ids:
             if self._last_id is not None and example_id <= self._last_id:
-                raise GroundBenchError(self.folder, "example_id", f"rows not strictly sorted at {example_id!r}")
+                raise GroundBenchError(self.folder, self.key, f"rows not strictly sorted at {example_id!r}")
             self._last_id = example_id
         self._write_batch(batch)
 
@@ -73,7 +84,7 @@ class ShardWriter:
         try:
             batch = pa.RecordBatch.from_pylist(self._buffer, schema=self.schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as exc:
-            raise GroundBenchError(self.folder, "record", f"does not match the record schema: {exc}") from exc
+            raise GroundBenchError(self.folder, "record", f"does not match the config's schema: {exc}") from exc
         self._buffer = []
         self._write_batch(batch)
 

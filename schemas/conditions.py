@@ -57,4 +57,6 @@ def valid_conditions(stratum: str, render_kind: str) -> tuple[str, ...]:
         return ()  # GUI rows are scored by their own success rule, not the six conditions
     if render_kind == "highlighted":
         return HIGHLIGHT_SAFE
+    if render_kind == "placeholder":
+        return ()  # no real image: no condition can be evaluated (the row is excluded, no_render)
     return ALL_CONDITIONS

@@ -97,6 +97,23 @@ GAPARTNET_EXTRAS = {
     "parts": List(GAPARTNET_PART),
 }
 
+# A re-ask (counterfactual_gapartnet, contrast_gapartnet): the same object asked about another part.
+# The core row holds the requested target (``target_part_id``/``target_action``) and the original
+# (``original_target_part_id``/``original_action``); these are the re-ask's own facts.
+REASK_EXTRAS = {
+    "construction": _str(),  # "counterfactual" (every non-target part) or "contrast" (mined: another action)
+    "object_id": _str(),
+    "pair_id": _str(),  # "<object>/<original part>-><requested part>"
+    "informative": Value("bool"),  # the requested action differs from the original one
+    "transition": _str(),  # "<original action>→<requested action>"
+    "source_example_id": _str(),  # the row whose image was reused; null for a fresh render
+    "image_origin": _str(),  # source_row / rerendered_clean / rendered_clean / highlighted_only / placeholder
+    "render_error": _str(),  # why no clean render could be made; null when one was made or not needed
+    "requested_visible": Value("bool"),  # the requested part has a mask of at least mask_min_pixels
+    "requested_mask_area": Value("int64"),  # its mask's pixels in the image (0 when hidden, null without image)
+    "mask_min_pixels": Value("int64"),  # the closed-pose threshold applied (params.yaml contrast.*); null if none
+}
+
 FEATURES = Features(
     {
         "example_id": _str(),
@@ -128,7 +145,7 @@ FEATURES = Features(
             "converter": _str(),
             "converter_version": _str(),
         },
-        "extras": {"umd": UMD_EXTRAS, "gapartnet": GAPARTNET_EXTRAS},
+        "extras": {"umd": UMD_EXTRAS, "gapartnet": GAPARTNET_EXTRAS, "reask": REASK_EXTRAS},
     }
 )
 

@@ -68,7 +68,9 @@ JOINT_TYPES: tuple[str, ...] = ("prismatic", "revolute", "continuous", "fixed", 
 STRATA: tuple[str, ...] = ("curated", "bulk", "counterfactual", "contrast", "suite")
 
 # How the image was made. A highlighted render shows the answer, which restricts the conditions.
-RENDER_KINDS: tuple[str, ...] = ("photo", "clean", "highlighted", "screenshot")
+# "placeholder": no image could be made (an excluded ``no_render`` row keeps the record schema with
+# a flat grey stand-in, never shown to a model).
+RENDER_KINDS: tuple[str, ...] = ("photo", "clean", "highlighted", "screenshot", "placeholder")
 
 # Every reason a row can be kept but excluded from evaluation (paper sections 3.4 and 5).
 EXCLUSION_TAGS: tuple[str, ...] = (

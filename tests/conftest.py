@@ -71,5 +71,6 @@ def build_all(root: Path) -> None:
     """Run every stage the way dvc.yaml does, without DVC."""
     assert run_cli(root, "convert", "umd", "--quiet") == 0
     assert run_cli(root, "bake", "curated_umd", "bulk_umd") == 0
+    assert run_cli(root, "baselines") == 0
     assert run_cli(root, "store") == 0
     assert run_cli(root, "assemble") == 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import shutil
 from collections import Counter
@@ -22,10 +23,14 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
 from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from groundbench.shards import ShardWriter
 from tests.conftest import REPO, build_all, run_cli
 
 CONFIGS = ("bulk_umd", "curated_umd")
+BASELINES = "baselines"  # the derived config: its own features, one row per (config, stratum, condition, baseline)
+BASELINES_HEADING = "## Baselines per config, stratum and condition (the `baselines` config)"
 
 
 @pytest.fixture(scope="module")
@@ -96,16 +101,32 @@ def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> Non
     assert data["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     assert data["license"] == "other" and data["size_categories"] == ["n<1K"]
     assert {"robotics", "object-detection"} <= set(data["task_categories"])
-    assert sorted(c["config_name"] for c in data["configs"]) == list(CONFIGS)
+    assert sorted(c["config_name"] for c in data["configs"]) == sorted([*CONFIGS, BASELINES])
+    # the default (curated_gapartnet) is not built here: the first built record config, never `baselines`
+    assert [c["config_name"] for c in data["configs"] if c.get("default")] == ["bulk_umd"]
     for info in data["dataset_info"]:
         assert info["splits"][0]["num_examples"] == _table(info["config_name"], built).num_rows
+        names = [f["name"] for f in info["features"]]
+        if info["config_name"] == BASELINES:
+            assert names == list(BASELINE_FEATURES)
+        else:
+            assert "example_id" in names and "image" in names
 
 
 def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
+    _check_every_number(built, CONFIGS)
+
+
+def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
     text = (built / "data/groundbench/README.md").read_text()
-    expected = {config: _expected(built, config) for config in CONFIGS}
+    expected = {config: _expected(built, config) for config in names}
     configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
-    assert set(configs) == set(CONFIGS)
+    assert set(configs) == {*names, BASELINES}
+    derived = _table(BASELINES, built)
+    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
+    assert configs[BASELINES][1] == "all"
+    assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
+
     for config, e in expected.items():
         _, _source, _stratum, _what, rows, excluded, images, image_bytes, shard_bytes = configs[config]
         assert [int(rows), int(excluded), int(images), int(image_bytes), int(shard_bytes)] == [
@@ -137,6 +158,43 @@ def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:
     assert f"`requirements.lock` sha256: `{lock}`" in text
 
 
+def _cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    rows = _table(BASELINES, built).to_pylist()
+    assert len(rows) == len({r["baseline_id"] for r in rows}) > 0
+    assert {r["config"] for r in rows} == set(CONFIGS)
+    cells: dict[tuple[str, str, str], dict[str, dict]] = {}
+    for r in rows:
+        cells.setdefault((r["config"], r["stratum"], r["condition"]), {})[r["baseline"]] = r
+    printed = _rows(_section(text, BASELINES_HEADING))
+    assert len(printed) == len(cells)
+    for config, stratum, condition, n, majority, bound, leakage, tau, image_hit, object_hit, keys in printed:
+        b = cells[(config, stratum, condition)]
+        assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
+        m = b["majority_action"]
+        assert majority == f"{_cell(m['value'])} ({m['detail']})"
+        assert bound == _cell(b["text_only_blind_bound"]["value"])
+        assert leakage == ("**yes**" if b["text_only_blind_bound"]["leakage"] else "no")
+        assert tau == _cell(b["localization_tau"]["value"])
+        assert image_hit == _cell(b["image_center_hit_rate_at_tau"]["value"])
+        assert object_hit == _cell(b["object_center_hit_rate_at_tau"]["value"])
+        assert keys == (", ".join(b["text_only_blind_bound"]["supplied_keys"]) or "(none)")
+    # the majority baseline recomputed from the record rows themselves (not excluded, condition valid)
+    for config in CONFIGS:
+        records = [r for r in _expected(built, config)["rows"] if not r["excluded"]]
+        for condition in {c for r in records for c in r["conditions"]}:
+            scored = [r for r in records if condition in r["conditions"]]
+            counts = Counter(r["target_action"] for r in scored)
+            stratum = scored[0]["stratum"]
+            assert cells[(config, stratum, condition)]["majority_action"]["value"] == pytest.approx(
+                max(counts.values()) / len(scored)
+            )
+
+
 def test_conditions_per_stratum_follow_the_design(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     block = _section(text, "## Conditions")
@@ -162,6 +220,8 @@ def test_licences_and_citations_cover_every_source(built: Path) -> None:
     for info in SOURCES.values():
         assert all(key in entries for key in info.citations)
     assert "NOT CATALOGUED" not in text
+    licences = {row[1]: row for row in _rows(_section(text, "## Licences"))}
+    assert licences["baselines"][0].startswith("GroundBench baselines") and "Apache-2.0" in licences["baselines"][2]
     for config in CONFIGS:
         for source in {r["source"] for r in _expected(built, config)["rows"]}:
             assert source_key(source) is not None
@@ -178,8 +238,15 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     document = json.loads((folder / "croissant.json").read_text())
     assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
-    assert objects == {k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()}
-    assert [r["name"] for r in document["recordSet"]] == list(CONFIGS)
+    derived_files = sorted((folder / "data" / BASELINES).glob("*.arrow"))
+    assert objects == {
+        **{k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()},
+        **{f"data/{BASELINES}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in derived_files},
+    }
+    assert [r["name"] for r in document["recordSet"]] == [*CONFIGS, BASELINES]
+    derived_set = document["recordSet"][-1]
+    assert [f["name"] for f in derived_set["field"]] == list(BASELINE_FEATURES)
+    assert derived_set["key"] == {"@id": f"{BASELINES}/baseline_id"}
 
     dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
     for config in CONFIGS:
@@ -199,6 +266,15 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
             baselines = record[f"{config}/baselines"]
             assert baselines[f"{config}/baselines/image_center_distance"] == row["baselines"]["image_center_distance"]
             assert record[f"{config}/image"].size == (row["width"], row["height"])
+    records = list(dataset.records(BASELINES))
+    table = _table(BASELINES, built).to_pylist()
+    assert len(records) == len(table)
+    for record, row in zip(records, table, strict=True):
+        assert record[f"{BASELINES}/baseline_id"].decode() == row["baseline_id"]
+        value = record[f"{BASELINES}/value"]
+        assert value == row["value"] or (row["value"] is None and (value is None or math.isnan(value)))
+        assert record[f"{BASELINES}/n"] == row["n"]
+        assert [k.decode() for k in record[f"{BASELINES}/supplied_keys"]] == row["supplied_keys"]
 
 
 def test_check_card_passes_and_catches_a_hand_edit(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -226,6 +302,30 @@ def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(b
         assert run_cli(built, "check-card") == 0
     finally:
         readme.write_text(original)
+
+
+def test_check_card_recomputes_the_baselines_config(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A baselines config that no longer matches the rows beside it is caught even when the card was
+    regenerated from it (card and Croissant agree with the tampered shards; the recomputation does not)."""
+    root = tmp_path / "tampered"
+    shutil.copytree(built, root)
+    folder = root / "data/baselines"
+    rows = [r for f in sorted(folder.glob("*.arrow")) for r in ipc.open_file(str(f)).read_all().to_pylist()]
+    for row in rows:
+        if row["baseline_id"] == "bulk_umd/bulk/image_only/majority_action":
+            row["value"] = 0.5
+    shutil.rmtree(folder)
+    with ShardWriter(folder, 1 << 30, 256, baselines_arrow_schema(), "baseline_id") as writer:
+        for row in rows:
+            writer.add(row)
+    assert run_cli(root, "assemble") == 0
+    capsys.readouterr()
+    assert run_cli(root, "check-card") == 1
+    out = capsys.readouterr().out
+    assert "bulk_umd/bulk/image_only/majority_action: value: expected 0.4, found 0.5" in out
+    assert "differs from the card regenerated" not in out
 
 
 def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: Path, tmp_path: Path) -> None:
@@ -261,3 +361,101 @@ def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: P
     assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
     for shard in (root / "data/groundbench/data").rglob("*.arrow"):
         assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
+
+
+GAPARTNET_CONFIGS = ("bulk_gapartnet", "contrast_gapartnet", "counterfactual_gapartnet", "curated_gapartnet")
+REASK_CONFIGS = ("contrast_gapartnet", "counterfactual_gapartnet")
+
+
+@pytest.fixture(scope="module")
+def built_gapartnet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The GAPartNet sample with both re-ask configs, built stage by stage as dvc.yaml does."""
+    from groundbench.converters.gapartnet.sample import write_sample
+
+    root = tmp_path_factory.mktemp("card_gapartnet") / "project"
+    sample = root.parent / "gapartnet"
+    write_sample(sample)
+    (root / "data" / "audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_gapartnet.yaml", root / "data/audits/curated_gapartnet.yaml")
+    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = None
+    params["sources"]["gapartnet"] = {"assets": str(sample / "assets"), "renders": str(sample / "renders")}
+    params["gapartnet"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
+    assert run_cli(root, "derive", "counterfactual", "--quiet") == 0
+    assert run_cli(root, "derive", "contrast", "--quiet") == 0
+    assert run_cli(root, "bake", *GAPARTNET_CONFIGS) == 0
+    assert run_cli(root, "baselines") == 0
+    assert run_cli(root, "store") == 0 and run_cli(root, "assemble") == 0
+    return root
+
+
+def _reask_tables(text: str) -> list[list[list[str]]]:
+    """The re-ask section's tables (summary, rows per object, transitions), each as rows of cells."""
+    block = _section(text, "## Re-asks")
+    tables: list[list[str]] = []
+    current: list[str] = []
+    for line in block.splitlines():
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    if current:
+        tables.append(current)
+    return [_rows("\n".join(t)) for t in tables]
+
+
+def test_every_number_in_the_gapartnet_card_equals_the_shards(built_gapartnet: Path) -> None:
+    _check_every_number(built_gapartnet, GAPARTNET_CONFIGS)
+    assert run_cli(built_gapartnet, "check-card") == 0
+
+
+def test_reask_numbers_in_the_card_equal_the_shards_and_the_summaries(built_gapartnet: Path) -> None:
+    text = (built_gapartnet / "data/groundbench/README.md").read_text()
+    summary_table, per_object, transitions = _reask_tables(text)
+    assert [row[0] for row in summary_table] == list(REASK_CONFIGS)
+    for config in REASK_CONFIGS:
+        rows = _expected(built_gapartnet, config)["rows"]
+        kept = [r for r in rows if not r["excluded"]]
+        informative = sum(r["extras"]["reask"]["informative"] for r in rows)
+        objects = Counter(r["object_id"] for r in rows)
+        expected = [
+            config,
+            str(len(rows)),
+            str(len(objects)),
+            str(informative),
+            f"{informative / len(rows):.4f}",
+            str(len(rows) - len(kept)),
+            str(len({r["object_id"] for r in kept})),
+            str(len(kept)),
+        ]
+        assert next(row for row in summary_table if row[0] == config) == expected
+        got = {row[1]: row[2:] for row in per_object if row[0] == config}
+        assert got == {
+            o: [
+                str(n),
+                str(sum(r["extras"]["reask"]["informative"] for r in rows if r["object_id"] == o)),
+                str(sum(r["excluded"] for r in rows if r["object_id"] == o)),
+            ]
+            for o, n in objects.items()
+        }
+        all_t = Counter(r["extras"]["reask"]["transition"] for r in rows)
+        pool_t = Counter(r["extras"]["reask"]["transition"] for r in kept)
+        got_t = {row[1]: (int(row[2]), int(row[3])) for row in transitions if row[0] == config}
+        assert got_t == {t: (n, pool_t[t]) for t, n in all_t.items()}
+        # the stage's own summary agrees with the shards and the card
+        folder = "gapartnet_" + config.split("_")[0]
+        summary = json.loads((built_gapartnet / "data/interim" / folder / "summary.json").read_text())
+        assert [summary["rows"], summary["informative"], summary["pool"]["objects"], summary["pool"]["pairs"]] == [
+            len(rows),
+            informative,
+            int(expected[6]),
+            int(expected[7]),
+        ]
+    curated = _expected(built_gapartnet, "curated_gapartnet")["rows"]
+    single = sorted(r["object_id"] for r in curated if len(r["parts"]) == 1)
+    assert single == ["900004", "900005"]
+    assert f"with a single candidate part yield no re-ask: {', '.join(single)}" in text

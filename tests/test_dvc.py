@@ -17,6 +17,7 @@ TRACKED_OUTPUTS = (
     "data/interim/umd",
     "data/shards",
     "data/manifests",
+    "data/baselines",
     "data/images",
     "data/groundbench",
 )

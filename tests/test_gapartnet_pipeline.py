@@ -53,7 +53,7 @@ def _instance(sample: Path, view: str) -> np.ndarray:
 def test_the_renderer_is_byte_deterministic(sample: Path, tmp_path: Path) -> None:
     write_sample(tmp_path / "again")
     assert digests(sample, ("assets", "renders")) == digests(tmp_path / "again", ("assets", "renders"))
-    assert len(list((sample / "renders" / "rgb").iterdir())) == 20
+    assert len(list((sample / "renders" / "rgb").iterdir())) == 21  # 900011, 900012, 900014, 900015: raw
 
 
 def test_boxes_and_points_agree_with_the_renderers_own_masks(sample: Path, converted: Path) -> None:
@@ -114,7 +114,7 @@ def test_curated_rows(converted: Path) -> None:
 
 def test_bulk_rows_are_highlighted_from_the_mask(sample: Path, converted: Path) -> None:
     rows = _rows(converted, "bulk_gapartnet")
-    assert len(rows) == 56
+    assert len(rows) == 58
     for row in rows:
         assert row["render"]["kind"] == "highlighted" and row["conditions"] == list(HIGHLIGHT_SAFE)
         assert row["render"]["highlighted_part_id"] == row["target_part_id"]
@@ -195,9 +195,9 @@ def test_load_dataset_from_the_data_folder(sample: Path, tmp_path: Path, monkeyp
     monkeypatch.chdir(root / "data")
     curated = load_dataset("groundbench", "curated_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
     bulk = load_dataset("groundbench", "bulk_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
-    assert curated.num_rows == 10 and bulk.num_rows == 56 and sum(bulk["excluded"]) == 4
+    assert curated.num_rows == 10 and bulk.num_rows == 58 and sum(bulk["excluded"]) == 4
     assert curated[0]["image"].size == (320, 240)
     default = load_dataset("groundbench", cache_dir=str(tmp_path / "cache"))["test"]
     assert default.num_rows == 10
-    assert read_table(root / SHARDS / "bulk_gapartnet").num_rows == 56
+    assert read_table(root / SHARDS / "bulk_gapartnet").num_rows == 58
     assert (root / HF_FOLDER / "README.md").is_file()

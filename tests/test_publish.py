@@ -82,10 +82,14 @@ def test_publish_uploads_the_folder_and_tags_the_version(built: Path, tmp_path: 
     folder = built / "data/groundbench"
     commit = _commit(built)
     expected = {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-    expected["README.md"] = expected["README.md"].replace(
-        b"Git commit: recorded when this version is published (in the Hub commit and tag messages).",
-        f"Git commit: `{commit}`".encode(),
-    ).replace(GALLERY_LINE.encode(), GALLERY_LINE_PUBLISHED.encode())
+    expected["README.md"] = (
+        expected["README.md"]
+        .replace(
+            b"Git commit: recorded when this version is published (in the Hub commit and tag messages).",
+            f"Git commit: `{commit}`".encode(),
+        )
+        .replace(GALLERY_LINE.encode(), GALLERY_LINE_PUBLISHED.encode())
+    )
     assert b"../report/index.html" not in hub.files["README.md"]  # the local-only gallery link is not uploaded
     assert hub.files == expected
     assert hub.commits[-1]["header"]["summary"] == "GroundBench 0.1.0"

@@ -226,8 +226,8 @@ def test_gapartnet_pages_filter_the_default_builds_rows(visit: Visit, built: Pat
     page.select_option("#filter-quality", "from-mask")
     page.select_option("#filter-status", "included")
     assert _shown(page) == sum(
-        not r["excluded"] and next(p for p in r["parts"] if p["part_id"] == r["target_part_id"])["box_quality"]
-        == "from-mask"
+        not r["excluded"]
+        and next(p for p in r["parts"] if p["part_id"] == r["target_part_id"])["box_quality"] == "from-mask"
         for r in bulk
     )
 

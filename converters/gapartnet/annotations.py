@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from groundbench.converters.gapartnet.numbers import real_array
 from groundbench.errors import GroundBenchError
 
 # TARGET_GAPARTS of the render tools: the index is the rendered semantic id / bbox category_id.
@@ -39,16 +40,14 @@ class LinkAnnotation:
 def _json(data: bytes, where: str) -> object:
     try:
         return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    # RecursionError: arrays nested deeper than Python's recursion limit.
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise GroundBenchError(where, "file", f"expected UTF-8 JSON ({exc})") from exc
 
 
 def _corners(value: object, where: str, field: str) -> np.ndarray:
-    try:
-        array = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise GroundBenchError(where, field, f"expected 8 [x, y, z] number lists ({exc})") from exc
-    if array.shape != (8, 3) or not np.all(np.isfinite(array)):
+    array = real_array(value, where, field, "8 [x, y, z] lists of finite numbers")
+    if array.shape != (8, 3):
         raise GroundBenchError(where, field, f"expected 8 finite [x, y, z] corners, got shape {array.shape}")
     return array
 

@@ -146,9 +146,11 @@ Box = tuple[float, float, float, float]
 def projected_box(camera: Camera, corners_world: np.ndarray) -> Box | None:
     """Extent of the projected corners clipped to the image; None if behind the camera or off-image."""
     cam = to_camera(camera, corners_world)
-    if np.any(cam[:, 2] <= NEAR):
-        return None
+    if not np.all(np.isfinite(cam)) or np.any(cam[:, 2] <= NEAR):
+        return None  # not finite: finite but huge poses or cameras overflowed; nothing to project
     uv = project(camera, cam)
+    if not np.all(np.isfinite(uv)):
+        return None
     x0 = max(0.0, float(uv[:, 0].min()))
     y0 = max(0.0, float(uv[:, 1].min()))
     x1 = min(float(camera.width), float(uv[:, 0].max()))
@@ -193,11 +195,11 @@ def image_direction(camera: Camera, anchor_world: np.ndarray, axis_world: np.nda
     """Unit 2-D image direction of ``axis_world`` at ``anchor_world``; () when it points at the camera."""
     points = np.stack([anchor_world, anchor_world + axis_world * step])
     cam = to_camera(camera, points)
-    if np.any(cam[:, 2] <= NEAR):
+    if not np.all(np.isfinite(cam)) or np.any(cam[:, 2] <= NEAR):
         return ()
     uv = project(camera, cam)
     delta = uv[1] - uv[0]
     norm = float(np.hypot(delta[0], delta[1]))
-    if norm < 1e-3:  # under a thousandth of a pixel: the axis is (nearly) the viewing ray
+    if not math.isfinite(norm) or norm < 1e-3:  # under a thousandth of a pixel: the axis is (nearly) the viewing ray
         return ()
     return (float(delta[0] / norm), float(delta[1] / norm))

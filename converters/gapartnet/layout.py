@@ -94,6 +94,9 @@ def find_objects(assets: Path) -> list[ObjectFolder]:
         for name in REQUIRED_FILES:
             if not (path / name).is_file():
                 raise GroundBenchError(f"{rel}/{name}", "file", "missing; every GAPartNet object folder needs it")
+        for name in (*REQUIRED_FILES, META):  # a symlinked annotation file must not lead outside either
+            if (path / name).exists():
+                inside_root(assets, path / name, name)
         category = listed.get(path.name)
         meta = path / META
         if category is None and meta.is_file():

@@ -169,12 +169,15 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     rest, posed = link_transforms(urdf, {}), link_transforms(urdf, meta.joint_qpos)
     r_wc, _ = meta.camera.world_to_camera()
     by_link = {a.link_name: a for a in annotations}
-    counts = np.bincount((instance[instance >= 0]).ravel(), minlength=max(links_by_instance, default=-1) + 1)
+    # Pixel counts of the ids present; a bincount would allocate one slot per id up to the largest,
+    # which a hostile id (2**31 - 1 in the mask, 10**30 in the pickle) turns into gigabytes.
+    ids, sizes = np.unique(instance[instance >= 0], return_counts=True)
+    counts = {int(i): int(n) for i, n in zip(ids, sizes, strict=True)}
     parts: list[PartInView] = []
     masks: dict[str, np.ndarray] = {}
     for instance_id in sorted(links_by_instance):
         link = links_by_instance[instance_id]
-        if instance_id >= len(counts) or counts[instance_id] == 0:
+        if counts.get(instance_id, 0) == 0:
             continue  # not visible in this view: absent, not an error
         annotation = by_link.get(link)
         if annotation is None or not annotation.is_gapart or annotation.bbox is None:
@@ -182,7 +185,7 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
                 seg_rel, "instance_segmentation", f"instance {instance_id} is link {link!r}, not an annotated GAPart"
             )
         mask = instance == instance_id
-        area = int(counts[instance_id])
+        area = counts[instance_id]
         tight = mask_box(mask)
         assert tight is not None
         corners = pose_corners(annotation.bbox, rest[link], posed[link])

@@ -8,12 +8,19 @@ them). ``link_annotation_gapartnet.json`` holds each part's rest box in GAPartNe
 inflated by 0.1 % per axis. One object (``WRONG_FRAME_OBJECT``) has its button boxes written in the
 mesh frame instead of the world frame, the error the paper found by drawing boxes; verification
 must exclude it. The views are then rendered by ``renderer.py`` into ``renders/``.
+
+Objects 900011-900015 exist for the re-ask constructions (``contrast.py``): raw objects without any
+render (a washing machine with push and pull parts, one of whose button boxes is planted in the
+mesh frame; a coffee machine with push and lift-vertical parts; a box whose closed lid hides a
+button), a safe that is rendered but whose meshes are not shipped (so it can only be shown through
+its highlighted bulk images), and an oven whose meshes are not shipped either (no image at all).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +37,11 @@ ROOT_RPY: Vec3 = (math.pi / 2, 0.0, -math.pi / 2)  # PartNet-Mobility: world = (
 R0 = rpy_matrix(ROOT_RPY)
 INFLATE = 1.001  # GAPartNet grows each box's half-size by 0.1 %
 WRONG_FRAME_OBJECT = "900010"
+PUSH_PULL_OBJECT = "900011"  # raw; button_1's box is planted in the mesh frame
+PUSH_LIFT_OBJECT = "900012"  # raw
+HIGHLIGHT_ONLY_OBJECT = "900013"  # rendered, meshes not shipped: only its highlighted bulk images exist
+CLOSED_POSE_OBJECT = "900014"  # raw; the closed lid hides the button inside
+NO_RENDER_OBJECT = "900015"  # raw, meshes not shipped: no image can be made
 JOINT_WORDS = {"revolute": "hinge", "continuous": "hinge", "prismatic": "slider", "fixed": "fixed"}
 
 
@@ -45,6 +57,7 @@ class Part:
     limit: tuple[float, float] | None = None
     frame_x: Vec3 = (1.0, 0.0, 0.0)  # the annotation box's canonical x and z axes (world)
     frame_z: Vec3 = (0.0, 0.0, 1.0)
+    wrong_frame: bool = False  # planted error: its annotation box is written in the mesh frame
 
 
 @dataclass(frozen=True)
@@ -60,7 +73,8 @@ class SampleObject:
     object_id: str
     category: str
     parts: tuple[Part, ...]  # the body first
-    views: tuple[ViewSpec, ...]
+    views: tuple[ViewSpec, ...]  # () = a raw object: annotated, never rendered
+    meshes_shipped: bool = True  # False: the meshes are removed after rendering (not distributed)
 
 
 def _body(lo: Vec3, hi: Vec3) -> Part:
@@ -366,6 +380,158 @@ SAMPLE_OBJECTS: tuple[SampleObject, ...] = (
         ),
         (ViewSpec(40, 185, 1.5, ()), ViewSpec(45, 200, 1.65, (("button_1", 0.005),))),
     ),
+    SampleObject(
+        PUSH_PULL_OBJECT,
+        "WashingMachine",
+        (
+            _body((-0.35, -0.35, -0.45), (0.35, 0.35, 0.45)),
+            Part(
+                "door",
+                "hinge_door",
+                (((-0.38, -0.25, -0.35), (-0.35, 0.25, 0.2)),),
+                "revolute",
+                origin=(-0.35, 0.25, 0.0),
+                axis=(0.0, 0.0, -1.0),
+                limit=(0.0, 1.6),
+                frame_x=(0.0, 0.0, -1.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+            *(
+                Part(
+                    f"button_{i}",
+                    "slider_button",
+                    (((-0.37, y0, 0.28), (-0.35, y0 + 0.1, 0.36)),),
+                    "prismatic",
+                    axis=(1.0, 0.0, 0.0),
+                    limit=(0.0, 0.01),
+                    frame_x=(0.0, 1.0, 0.0),
+                    frame_z=(-1.0, 0.0, 0.0),
+                    wrong_frame=i == 1,
+                )
+                for i, y0 in enumerate((-0.25, 0.05))
+            ),
+        ),
+        (),
+    ),
+    SampleObject(
+        PUSH_LIFT_OBJECT,
+        "CoffeeMachine",
+        (
+            _body((-0.2, -0.2, -0.3), (0.2, 0.2, 0.3)),
+            Part(
+                "lid",
+                "hinge_lid",
+                (((-0.16, -0.16, 0.3), (0.16, 0.16, 0.33)),),
+                "revolute",
+                origin=(0.16, 0.0, 0.3),
+                axis=(0.0, 1.0, 0.0),
+                limit=(0.0, 1.9),
+                frame_x=(0.0, 1.0, 0.0),
+                frame_z=(0.0, 0.0, 1.0),
+            ),
+            Part(
+                "button",
+                "slider_button",
+                (((-0.22, -0.06, 0.05), (-0.2, 0.06, 0.13)),),
+                "prismatic",
+                axis=(1.0, 0.0, 0.0),
+                limit=(0.0, 0.01),
+                frame_x=(0.0, 1.0, 0.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+        ),
+        (),
+    ),
+    SampleObject(
+        HIGHLIGHT_ONLY_OBJECT,
+        "Safe",
+        (
+            _body((-0.3, -0.3, -0.3), (0.3, 0.3, 0.3)),
+            Part(
+                "door",
+                "hinge_door",
+                (((-0.33, -0.28, -0.28), (-0.3, 0.28, 0.28)),),
+                "revolute",
+                origin=(-0.3, 0.28, 0.0),
+                axis=(0.0, 0.0, -1.0),
+                limit=(0.0, 1.6),
+                frame_x=(0.0, 0.0, -1.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+            Part(
+                "dial",
+                "hinge_knob",
+                (((-0.37, -0.06, 0.0), (-0.33, 0.06, 0.12)),),
+                "continuous",
+                parent="door",
+                origin=(-0.33, 0.0, 0.06),
+                axis=(-1.0, 0.0, 0.0),
+                frame_x=(0.0, 0.0, 1.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+        ),
+        (ViewSpec(60, 195, 1.95, (("door", 0.2),)),),
+        meshes_shipped=False,
+    ),
+    SampleObject(
+        CLOSED_POSE_OBJECT,
+        "Box",
+        (
+            _body((-0.3, -0.3, -0.2), (0.3, 0.3, 0.2)),
+            Part(
+                "lid",
+                "hinge_lid",
+                (((-0.31, -0.31, 0.2), (0.31, 0.31, 0.23)),),
+                "revolute",
+                origin=(0.31, 0.0, 0.2),
+                axis=(0.0, 1.0, 0.0),
+                limit=(0.0, 1.9),
+                frame_x=(0.0, 1.0, 0.0),
+                frame_z=(0.0, 0.0, 1.0),
+            ),
+            Part(
+                "inner_button",
+                "slider_button",
+                (((-0.05, -0.05, 0.1), (0.05, 0.05, 0.13)),),
+                "prismatic",
+                axis=(0.0, 0.0, -1.0),
+                limit=(0.0, 0.01),
+                frame_x=(0.0, 1.0, 0.0),
+                frame_z=(0.0, 0.0, 1.0),
+            ),
+        ),
+        (),
+    ),
+    SampleObject(
+        NO_RENDER_OBJECT,
+        "Oven",
+        (
+            _body((-0.35, -0.4, -0.35), (0.35, 0.4, 0.35)),
+            Part(
+                "door",
+                "hinge_door",
+                (((-0.38, -0.35, -0.3), (-0.35, 0.35, 0.15)),),
+                "revolute",
+                origin=(-0.35, 0.0, -0.3),
+                axis=(0.0, -1.0, 0.0),
+                limit=(0.0, 1.5),
+                frame_x=(0.0, -1.0, 0.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+            Part(
+                "knob",
+                "hinge_knob",
+                (((-0.41, -0.3, 0.2), (-0.35, -0.2, 0.3)),),
+                "continuous",
+                origin=(-0.35, -0.25, 0.25),
+                axis=(-1.0, 0.0, 0.0),
+                frame_x=(0.0, 0.0, 1.0),
+                frame_z=(-1.0, 0.0, 0.0),
+            ),
+        ),
+        (),
+        meshes_shipped=False,
+    ),
 )
 
 
@@ -456,7 +622,7 @@ def _files(obj: SampleObject) -> dict[str, bytes]:
         link = names[part.name]
         if part.category:
             box = _annotation_box(part)
-            if obj.object_id == WRONG_FRAME_OBJECT:
+            if obj.object_id == WRONG_FRAME_OBJECT or part.wrong_frame:
                 box = box @ R0  # planted error: written in the mesh frame, not the world frame
             annotations.append(
                 {"link_name": link, "is_gapart": True, "category": part.category, "bbox": box.round(12).tolist()}
@@ -505,6 +671,8 @@ def write_sample(out: Path, width: int = 320, height: int = 240, engine: str = "
                 view = render_view(folder, urdf, annotations, qpos, camera, meta, engine)
                 write_view(tmp / "renders", view_name(obj, index), view)
                 count += 1
+            if not obj.meshes_shipped:
+                shutil.rmtree(folder / "textured_objs")
         (tmp / "assets" / "meta").mkdir()
         (tmp / "assets" / "meta" / "partnet_all_id_list.txt").write_text("".join(lines))
     return count

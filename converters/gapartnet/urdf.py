@@ -7,6 +7,7 @@ per link its visual meshes and their origins. Anything else in the file is ignor
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from xml.etree.ElementTree import Element
 
@@ -68,8 +69,9 @@ def _vec(element: Element | None, attribute: str, where: str, field: str, defaul
         values = tuple(float(v) for v in text.split())
     except ValueError as exc:
         raise GroundBenchError(where, field, f"expected three numbers, got {text!r}") from exc
-    if len(values) != 3:
-        raise GroundBenchError(where, field, f"expected three numbers, got {text!r}")
+    # float() also reads "nan", "inf" and "1e999"; a non-finite pose would silently poison every box.
+    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        raise GroundBenchError(where, field, f"expected three finite numbers, got {text!r}")
     return (values[0], values[1], values[2])
 
 
@@ -102,6 +104,8 @@ def _joint(element: Element, where: str) -> Joint:
             limit = (float(node.get("lower", "0")), float(node.get("upper", "0")))
         except ValueError as exc:
             raise GroundBenchError(where, f"{field}.limit", "expected numeric lower/upper") from exc
+        if not all(math.isfinite(v) for v in limit):
+            raise GroundBenchError(where, f"{field}.limit", f"expected finite lower/upper, got {limit}")
     return Joint(
         name=name,
         type=kind,

@@ -21,12 +21,14 @@ from typing import Any
 import numpy as np
 
 from groundbench.converters.gapartnet.geometry import Camera
+from groundbench.converters.gapartnet.numbers import real_array, real_number
 from groundbench.converters.gapartnet.safepickle import safe_load
 from groundbench.errors import GroundBenchError
 
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 BACKGROUND = -2
 NOT_A_PART = -1
+INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 @dataclass(frozen=True)
@@ -44,11 +46,8 @@ class ViewMeta:
 def _number_list(raw: dict[str, Any], key: str, length: int, where: str) -> np.ndarray:
     if key not in raw:
         raise GroundBenchError(where, key, "missing required key")
-    try:
-        array = np.asarray(raw[key], dtype=np.float64).reshape(-1)
-    except (TypeError, ValueError) as exc:
-        raise GroundBenchError(where, key, f"expected {length} numbers ({exc})") from exc
-    if array.size != length or not np.all(np.isfinite(array)):
+    array = real_array(raw[key], where, key, f"{length} finite numbers").reshape(-1)
+    if array.size != length:
         raise GroundBenchError(where, key, f"expected {length} finite numbers, got {array.size}")
     return array
 
@@ -67,7 +66,8 @@ def _int(raw: dict[str, Any], key: str, where: str, required: bool) -> int | Non
 def parse_metafile(data: bytes, where: str) -> ViewMeta:
     try:
         raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    # RecursionError: arrays nested deeper than Python's recursion limit.
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise GroundBenchError(where, "file", f"expected UTF-8 JSON ({exc})") from exc
     if not isinstance(raw, dict):
         raise GroundBenchError(where, "file", "expected a JSON object")
@@ -80,9 +80,7 @@ def parse_metafile(data: bytes, where: str) -> ViewMeta:
         raise GroundBenchError(where, "joint_qpos", "missing or not an object {joint_name: position}")
     qpos: dict[str, float] = {}
     for name, value in qpos_raw.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-            raise GroundBenchError(where, f"joint_qpos.{name}", f"expected a finite number, got {value!r}")
-        qpos[str(name)] = float(value)
+        qpos[str(name)] = real_number(value, where, f"joint_qpos.{name}")
     intrinsic = _number_list(raw, "camera_intrinsic", 9, where).reshape(3, 3)
     if intrinsic[0, 0] <= 0 or intrinsic[1, 1] <= 0:
         raise GroundBenchError(where, "camera_intrinsic", "expected positive focal lengths")
@@ -158,6 +156,8 @@ def parse_segmentation(
             )
         if array.size and int(array.min()) < BACKGROUND:
             raise GroundBenchError(where, key, f"expected ids >= {BACKGROUND}, found {int(array.min())}")
+        if array.size and int(array.max()) > INT32_MAX:  # would wrap around in the int32 cast below
+            raise GroundBenchError(where, key, f"expected ids <= {INT32_MAX}, found {int(array.max())}")
         out.append(array.astype(np.int32, copy=False))
     return out[0], out[1]
 
@@ -182,16 +182,20 @@ def parse_bbox_pickle(data: bytes, where: str) -> dict[str, PosedPart]:
     raw = safe_load(data, where)
     if not isinstance(raw, dict) or not isinstance(raw.get("bbox_pose_dict"), dict):
         raise GroundBenchError(where, "bbox_pose_dict", "missing required key (expected a dict by link name)")
+    entries = raw["bbox_pose_dict"]
+    for link in entries:  # checked before sorting: mixed key types cannot be sorted
+        if not isinstance(link, str):
+            raise GroundBenchError(where, "bbox_pose_dict", f"expected link names as keys, got {link!r:.40}")
     parts: dict[str, PosedPart] = {}
-    for link, entry in sorted(raw["bbox_pose_dict"].items()):
+    for link, entry in sorted(entries.items()):
         field = f"bbox_pose_dict.{link}"
         if not isinstance(entry, dict):
             raise GroundBenchError(where, field, "expected a dict")
         for key in ("bbox", "category_id", "instance_id"):
             if key not in entry:
                 raise GroundBenchError(where, f"{field}.{key}", "missing required key")
-        bbox = np.asarray(entry["bbox"], dtype=np.float64)
-        if bbox.shape != (8, 3) or not np.all(np.isfinite(bbox)):
+        bbox = real_array(entry["bbox"], where, f"{field}.bbox", "8 finite corners")
+        if bbox.shape != (8, 3):
             raise GroundBenchError(where, f"{field}.bbox", f"expected 8 finite corners, got shape {bbox.shape}")
         ids = []
         for key in ("category_id", "instance_id"):

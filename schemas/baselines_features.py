@@ -1,0 +1,59 @@
+"""Features of the ``baselines`` config: one row per (config, stratum, condition, baseline).
+
+Its rows are not records, so it has its own schema (the record schema is ``features.py``). The
+definitions of every baseline live in ``scoring/baselines.py``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+from datasets import Features, List, Value
+
+from groundbench.errors import GroundBenchError
+from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
+
+BASELINES_CONFIG = "baselines"
+BASELINES_KEY = "baseline_id"  # "<config>/<stratum>/<condition>/<baseline>": the sort key
+
+BASELINE_FEATURES = Features(
+    {
+        "baseline_id": Value("string"),
+        "config": Value("string"),
+        "stratum": Value("string"),
+        "condition": Value("string"),
+        "baseline": Value("string"),  # majority_action, text_only_blind_bound, localization_tau, ...
+        "value": Value("float64"),  # null where undefined (no rows, or no object box)
+        "n": Value("int64"),  # rows the value is computed over
+        "leakage": Value("bool"),  # text_only_blind_bound only: the bound is exactly 1.00
+        "tau": Value("float64"),  # the threshold a hit rate was taken at
+        "supplied_keys": List(Value("string")),  # the categorical text fields the bound is keyed on
+        "detail": Value("string"),  # the majority action; "correct/N" of the bound
+    }
+)
+
+
+def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
+    """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
+    schema = BASELINE_FEATURES.arrow_schema
+    metadata = dict(schema.metadata or {})
+    facts = {"format_version": FORMAT_VERSION}
+    if dataset_version is not None:
+        facts["dataset_version"] = dataset_version
+    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
+    return schema.with_metadata(metadata)
+
+
+def validate_baselines_table(table: pa.Table, where: str) -> None:
+    """Exact schema (metadata aside) and well-formed ids; the values are checked by recomputing them (check-card)."""
+    expected = baselines_arrow_schema()
+    if not table.schema.equals(expected, check_metadata=False):
+        raise GroundBenchError(where, "schema", f"expected the baselines schema {expected.names}, found {table.schema}")
+    ids = table.column(BASELINES_KEY).to_pylist()
+    if ids != sorted(set(ids)):
+        raise GroundBenchError(where, BASELINES_KEY, "expected unique ids in ascending order")
+    for row in table.select([BASELINES_KEY, "config", "stratum", "condition", "baseline"]).to_pylist():
+        joined = "/".join(str(row[k]) for k in ("config", "stratum", "condition", "baseline"))
+        if row[BASELINES_KEY] != joined:
+            raise GroundBenchError(where, BASELINES_KEY, f"expected {joined!r}, found {row[BASELINES_KEY]!r}")

@@ -1,0 +1,547 @@
+"""The paper's metrics (sections 3.1 and 3.3-3.6), per prediction and per (model, config, stratum, condition).
+
+Pure functions: rows and parsed answers in, metric entries out. Every entry carries its ``n``, and
+the baselines of the same rows are printed in the same entry (majority, text-only blind bound and
+its leakage flag; image-centre and object-centre answers at the same tau), so a result is never read
+without the trivial explanation it has to beat.
+
+Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part
+category; several parts sharing the category are narrowed by the answer's geometry when geometry
+counts) or, where the prompt did not supply the region, by geometry (:func:`geometric_parts`: its
+point resolved among the candidate boxes that contain it, else its box matched by IoU). Under
+``image_only`` and ``object_named`` selection is task-free: any part whose action is defined is
+valid, and the action is checked against that part's own action (a category naming several parts
+is valid only when they share one defined action). Where the prompt
+supplied both the target's identity and its region (``localization_shown``, ``mechanics_shown``) the
+only geometric evidence of a selection is the box the prompt handed over, so part selection is *not
+measurable* there and is reported as null with that reason (paper 4.5).
+
+Action accuracy is scored against the designated target's action in every condition (ungated); the
+selection-gated variant differs only for the task-free conditions (paper, Table 1).
+
+Localization. Distances are from the answer's point (else its box centre) to the target's point,
+divided by the image diagonal; a hit is a distance <= tau, with tau computed by
+``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Where
+the prompt supplied the region, the localization figures measure copying it: they are labelled
+``measures = echo`` and ``echo_rate`` counts answers reproducing the supplied point or box (every
+coordinate within 0.5 px, so integer rounding of a supplied coordinate still counts as a copy).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+import yaml
+
+from groundbench.schemas.vocab import NO_ACTION
+from groundbench.scoring.baselines import (
+    blind_bound,
+    center_click_hit,
+    localization_tau,
+    majority,
+    point_in_box,
+    rate,
+    target_part,
+    target_point,
+)
+from groundbench.scoring.conditions import (
+    COUNTERFACTUAL,
+    FREE_FORM,
+    GUI,
+    TASK_FREE,
+    base_condition,
+    supplied_keys,
+    supplies_identity,
+    supplies_region,
+)
+from groundbench.scoring.parse import Answer
+
+Row = Mapping[str, Any]
+Part = Mapping[str, Any]
+ECHO_TOLERANCE_PX = 0.5
+DEFAULT_COVERAGE_MIN = 0.90  # PointerBench's bbox-answer rule, used when a row carries no thresholds
+DEFAULT_PRECISION_MIN = 0.70
+NOT_MEASURABLE = (
+    "not measurable: the prompt supplied the target's identity and region, so the only evidence of a "
+    "selection is the supplied box (crediting it scores an echo; withholding credit scores a field the "
+    "model had no reason to fill)"
+)
+ECHO_NOTE = "the prompt supplied the region: this measures copying it, not localization"
+DIAGNOSTIC_NOTE = "diagnostic only: coordinates re-read in another frame; never the official figure"
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One prediction joined to its row."""
+
+    model: str
+    config: str
+    condition: str
+    row: Row
+    answer: Answer
+
+
+# --- part selection ------------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "_", text.strip().lower())
+
+
+def selection_measurable(condition: str) -> bool:
+    return not (supplies_region(condition) and supplies_identity(condition))
+
+
+def named_parts(answer: Answer, row: Row) -> list[Part]:
+    """Parts the answer's ``part`` names: a part id, else every part of that category."""
+    if not answer.part:
+        return []
+    key = _norm(answer.part)
+    by_id = [p for p in row["parts"] if _norm(str(p["part_id"])) == key]
+    return by_id or [p for p in row["parts"] if p["category"] is not None and _norm(str(p["category"])) == key]
+
+
+def _area(box: Sequence[float]) -> float:
+    return abs(box[2] - box[0]) * abs(box[3] - box[1])
+
+
+BOX_MATCH_IOU = 0.5  # a box-only answer selects the candidate whose box it overlaps at least this much
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ax0, ax1 = sorted((a[0], a[2]))
+    ay0, ay1 = sorted((a[1], a[3]))
+    bx0, bx1 = sorted((b[0], b[2]))
+    by0, by1 = sorted((b[1], b[3]))
+    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
+    union = _area(a) + _area(b) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def point_part(point: tuple[float, float], candidates: Sequence[Part]) -> Part | None:
+    """The candidate a point lands on: among the boxes containing it (edges included), the part whose
+    own point is nearest, ties to the smaller box, then the part id.
+
+    Why not simply the smallest containing box: projected 3-D boxes (GAPartNet, ``box_quality``
+    exact) overlap heavily. A drawer's box contains its neighbour's point and a bucket's lid box sits
+    inside its arched handle's, so the smallest box hands even the target's own point to another
+    part. A part's ``point_xy`` is a pixel verified on its own mask: the best evidence of where the
+    part is that a row carries without its mask.
+    """
+    containing = [p for p in candidates if point_in_box(point, p["bbox_xyxy"])]
+    if not containing:
+        return None
+
+    def key(p: Part) -> tuple[float, float, str]:
+        own = p["point_xy"]
+        distance = math.inf if own is None else math.hypot(point[0] - own[0], point[1] - own[1])
+        return distance, _area(p["bbox_xyxy"]), str(p["part_id"])
+
+    return min(containing, key=key)
+
+
+def geometric_parts(answer: Answer, candidates: Sequence[Part]) -> list[Part]:
+    """The candidate(s) the answer's geometry selects.
+
+    Its point first (the prompt asks for one pixel on the part), by :func:`point_part`. Without a
+    point, its box: the candidate boxes it overlaps best at IoU >= 0.5 (all tied best ones), else
+    the box centre taken as a point.
+    """
+    if answer.point is None and answer.box is not None and candidates:
+        overlaps = [(box_iou(answer.box, p["bbox_xyxy"]), p) for p in candidates]
+        best = max(iou for iou, _ in overlaps)
+        if best >= BOX_MATCH_IOU:
+            return [p for iou, p in overlaps if iou == best]
+    location = answer.location
+    part = None if location is None else point_part(location, candidates)
+    return [] if part is None else [part]
+
+
+def selected_parts(answer: Answer, row: Row, condition: str) -> list[Part]:
+    geometry = not supplies_region(condition)
+    named = named_parts(answer, row)
+    if len(named) > 1 and geometry:
+        named = geometric_parts(answer, named) or named
+    if named:
+        return named
+    return geometric_parts(answer, row["parts"]) if geometry else []
+
+
+def selection_action(parts: Sequence[Part]) -> str | None:
+    """The one defined action of a valid task-free selection, else None."""
+    actions = {p["action"] for p in parts}
+    if len(actions) != 1:
+        return None
+    action = next(iter(actions))
+    return None if action in (None, NO_ACTION) else str(action)
+
+
+def is_exact_target(parts: Sequence[Part], row: Row) -> bool:
+    return len(parts) == 1 and parts[0]["part_id"] == row["target_part_id"]
+
+
+# --- localization -----------------------------------------------------------------------------------
+
+
+def target_distance(answer: Answer, row: Row) -> float | None:
+    location = answer.location
+    target = target_point(row["parts"], row["target_part_id"])
+    if location is None or target is None:
+        return None
+    return math.hypot(location[0] - target[0], location[1] - target[1]) / math.hypot(row["width"], row["height"])
+
+
+def _close(a: Sequence[float], b: Sequence[float]) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= ECHO_TOLERANCE_PX for x, y in zip(a, b, strict=True))
+
+
+def is_echo(answer: Answer, row: Row) -> bool:
+    part = target_part(row) or {}
+    point, box = part.get("point_xy"), part.get("bbox_xyxy")
+    return bool(
+        (answer.point is not None and point and _close(answer.point, point))
+        or (answer.box is not None and box and _close(answer.box, box))
+    )
+
+
+# --- free form ------------------------------------------------------------------------------------------
+
+
+@cache
+def keyword_table() -> dict[str, Any]:
+    text = resources.files("groundbench.scoring").joinpath("keywords.yaml").read_text("utf-8")
+    return dict(yaml.safe_load(text))
+
+
+@cache
+def _keyword_pattern(keyword: str) -> re.Pattern[str]:
+    stem = keyword.rstrip("*")
+    tail = r"\w*" if keyword.endswith("*") else ""
+    words = r"[\s\-]+".join(re.escape(w) for w in stem.split())
+    return re.compile(rf"\b{words}{tail}\b", re.IGNORECASE)
+
+
+def free_form_actions(text: str | None) -> set[str]:
+    """Every action with at least one keyword in the text."""
+    if not text:
+        return set()
+    table = keyword_table()["keywords"]
+    return {a for a, words in table.items() if any(_keyword_pattern(w).search(text) for w in words)}
+
+
+# --- GUI ------------------------------------------------------------------------------------------------------
+
+
+def _rescale(answer: Answer, row: Row, frame: float) -> Answer:
+    sx, sy = row["width"] / frame, row["height"] / frame
+    point = None if answer.point is None else (answer.point[0] * sx, answer.point[1] * sy)
+    box = (
+        None if answer.box is None else (answer.box[0] * sx, answer.box[1] * sy, answer.box[2] * sx, answer.box[3] * sy)
+    )
+    return Answer(status=answer.status, part=answer.part, action=answer.action, point=point, box=box)
+
+
+def box_rule(pred: Sequence[float], truth: Sequence[float], coverage_min: float, precision_min: float) -> bool:
+    """PointerBench: coverage = overlap / truth area >= min, precision = overlap / predicted area >= min."""
+    px0, px1 = sorted((pred[0], pred[2]))
+    py0, py1 = sorted((pred[1], pred[3]))
+    tx0, tx1 = sorted((truth[0], truth[2]))
+    ty0, ty1 = sorted((truth[1], truth[3]))
+    inter = max(0.0, min(px1, tx1) - max(px0, tx0)) * max(0.0, min(py1, ty1) - max(py0, ty0))
+    pred_area, truth_area = (px1 - px0) * (py1 - py0), (tx1 - tx0) * (ty1 - ty0)
+    if pred_area <= 0 or truth_area <= 0:
+        return False
+    return inter / truth_area >= coverage_min and inter / pred_area >= precision_min
+
+
+def gui_success(answer: Answer, row: Row) -> bool:
+    part = target_part(row)
+    if part is None:
+        return False
+    if (row.get("answer_type") or "point") == "box":
+        if answer.box is None:
+            return False
+        rule = row.get("success_rule") or {}
+        coverage = rule.get("coverage_min")
+        precision = rule.get("precision_min")
+        return box_rule(
+            answer.box,
+            part["bbox_xyxy"],
+            DEFAULT_COVERAGE_MIN if coverage is None else coverage,
+            DEFAULT_PRECISION_MIN if precision is None else precision,
+        )
+    return answer.point is not None and point_in_box(answer.point, part["bbox_xyxy"])
+
+
+# --- counterfactual / contrast --------------------------------------------------------------------------
+
+
+def informative(row: Row) -> bool:
+    """A re-ask whose requested action differs from the original target's (both defined)."""
+    original, requested = row.get("original_action"), row.get("target_action")
+    return original not in (None, NO_ACTION) and requested not in (None, NO_ACTION) and original != requested
+
+
+def cluster_bootstrap(
+    per_object: Sequence[tuple[int, int]], seed: int, resamples: int
+) -> tuple[float | None, float | None]:
+    """95% percentile interval of a pair-weighted rate, resampling objects (not pairs) with replacement.
+
+    ``per_object`` holds (hits, pairs) per object in a fixed (sorted) order; the draw is
+    ``numpy.random.default_rng(seed).integers(0, k, size=(resamples, k))``, each resample's rate is
+    its hits over its pairs, and the interval is ``numpy.percentile(rates, [2.5, 97.5])`` (linear).
+    """
+    if not per_object:
+        return None, None
+    hits = np.array([h for h, _ in per_object], dtype=np.float64)
+    pairs = np.array([n for _, n in per_object], dtype=np.float64)
+    draw = np.random.default_rng(seed).integers(0, len(per_object), size=(resamples, len(per_object)))
+    rates = hits[draw].sum(axis=1) / pairs[draw].sum(axis=1)
+    low, high = np.percentile(rates, [2.5, 97.5])
+    return float(low), float(high)
+
+
+# --- aggregation -------------------------------------------------------------------------------------------
+
+
+def _entry(head: Mapping[str, Any], metric: str, count: int | None, n: int, **extra: Any) -> dict[str, Any]:
+    value = extra.pop("value", rate(count, n) if count is not None else None)
+    return {**head, "metric": metric, "value": value, "n": n, "count": count, **extra}
+
+
+def _frac(pairs: Iterable[tuple[bool, bool]]) -> tuple[int, int]:
+    """(hits, n) over (included, hit) pairs."""
+    hits = n = 0
+    for included, hit in pairs:
+        if included:
+            n += 1
+            hits += int(hit)
+    return hits, n
+
+
+def _parse_counts(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict[str, Any]]:
+    n = len(items)
+    statuses = [s.answer.status for s in items]
+    return [
+        _entry(head, "strict_parse_rate", sum(st in ("strict", "fields") for st in statuses), n),
+        _entry(head, "lenient_recovered_rate", statuses.count("lenient"), n),
+        _entry(head, "malformed_rate", statuses.count("malformed"), n),
+        _entry(head, "out_of_vocabulary_rate", sum(s.answer.out_of_vocabulary for s in items), n),
+    ]
+
+
+def _object_rows(items: Sequence[Scored], hit: Callable[[Scored], bool]) -> list[tuple[int, int]]:
+    by_object: dict[str, list[bool]] = defaultdict(list)
+    for s in items:
+        by_object[str(s.row["object_id"])].append(hit(s))
+    return [(sum(v), len(v)) for _, v in sorted(by_object.items())]
+
+
+def _counterfactual(head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int) -> list[dict]:
+    pool = [s for s in items if informative(s.row)]
+    out: list[dict[str, Any]] = []
+    note = "informative pairs only (requested action differs from the original target's)"
+    tests: dict[str, Callable[[Scored], bool]] = {
+        "compliance": lambda s: s.answer.action == s.row["target_action"],
+        "shortcut_rate": lambda s: s.answer.action == s.row["original_action"],
+    }
+    for name, test in tests.items():
+        per_object = _object_rows(pool, test)
+        low, high = cluster_bootstrap(per_object, seed, resamples)
+        hits = sum(h for h, _ in per_object)
+        out.append(_entry(head, name, hits, len(pool), ci_low=low, ci_high=high, note=note))
+        macro = [h / n for h, n in per_object]
+        out.append(
+            _entry(
+                head,
+                f"{name}_object_macro",
+                None,
+                len(per_object),
+                value=sum(macro) / len(macro) if macro else None,
+                note="mean over objects of each object's own rate; n = objects",
+            )
+        )
+    transitions: dict[tuple[str, str], list[Scored]] = defaultdict(list)
+    for s in pool:
+        transitions[(str(s.row["original_action"]), str(s.row["target_action"]))].append(s)
+    for (original, requested), members in sorted(transitions.items()):
+        for name, test in tests.items():
+            hits, n = _frac((True, test(s)) for s in members)
+            out.append(_entry(head, f"transition_{name}", hits, n, detail=f"{original} -> {requested}"))
+    return out
+
+
+def _gui(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict[str, Any]]:
+    rows = [s.row for s in items]
+    click, n = _frac((True, center_click_hit(r)) for r in rows)
+    hits, _ = _frac((True, gui_success(s.answer, s.row)) for s in items)
+    out = [_entry(head, "gui_success", hits, n, baseline_center_click=rate(click, n))]
+    by_type: dict[str, list[Scored]] = defaultdict(list)
+    for s in items:
+        by_type[str((target_part(s.row) or {}).get("category"))].append(s)
+    for kind, members in sorted(by_type.items()):
+        kind_hits, kind_n = _frac((True, gui_success(s.answer, s.row)) for s in members)
+        kind_click, _ = _frac((True, center_click_hit(s.row)) for s in members)
+        out.append(
+            _entry(
+                head,
+                "gui_success_by_target_type",
+                kind_hits,
+                kind_n,
+                detail=kind,
+                baseline_center_click=rate(kind_click, kind_n),
+            )
+        )
+    for frame, label in ((1000.0, "0_1000"), (1.0, "0_1")):
+        diag, _ = _frac((True, gui_success(_rescale(s.answer, s.row, frame), s.row)) for s in items)
+        out.append(_entry(head, f"gui_success_diagnostic_{label}", diag, n, note=DIAGNOSTIC_NOTE))
+    return out
+
+
+def _free_form(head: Mapping[str, Any], items: Sequence[Scored], columns: Mapping[str, Any]) -> list[dict]:
+    matched = [free_form_actions(s.answer.text) for s in items]
+    hits = sum(s.row["target_action"] in m for s, m in zip(items, matched, strict=True))
+    return [
+        _entry(
+            head,
+            "free_form_action_accuracy",
+            hits,
+            len(items),
+            **columns,
+            note="keyword sets in scoring/keywords.yaml; " + str(keyword_table()["notes"]),
+        )
+    ]
+
+
+def group_metrics(head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int) -> list[dict]:
+    """Every metric of one (model, config, stratum, condition) group."""
+    condition = str(head["condition"])
+    base = base_condition(condition)
+    out = [] if base == FREE_FORM else _parse_counts(head, items)  # prose has no format to violate
+    if base == GUI:
+        return out + _gui(head, items)
+    rows = [s.row for s in items]
+    _, maj_count, n = majority(r["target_action"] for r in rows)
+    bound_count, _ = blind_bound(rows, supplied_keys(condition))
+    columns = {
+        "baseline_majority": rate(maj_count, n),
+        "blind_bound": rate(bound_count, n),
+        "leakage": bool(n) and bound_count == n,
+    }
+    if base == FREE_FORM:
+        return out + _free_form(head, items, columns)
+
+    task_free = base in TASK_FREE
+    measurable = selection_measurable(condition)
+    selections = [selected_parts(s.answer, s.row, condition) for s in items]
+    correct = [s.answer.action == s.row["target_action"] for s in items]
+    if task_free:
+        valid = [selection_action(p) is not None for p in selections]
+        gated = [v and s.answer.action == selection_action(p) for s, p, v in zip(items, selections, valid, strict=True)]
+    else:
+        valid = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+        gated = correct
+    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+    if measurable:
+        out.append(_entry(head, "part_selection_accuracy", sum(valid), n, note="task-free" if task_free else None))
+        out.append(_entry(head, "exact_target_rate", sum(exact), n))
+    else:
+        out.append(_entry(head, "part_selection_accuracy", None, n, note=NOT_MEASURABLE))
+        out.append(_entry(head, "exact_target_rate", None, n, note=NOT_MEASURABLE))
+    out.append(_entry(head, "action_accuracy", sum(correct), n, **columns))
+    out.append(
+        _entry(
+            head,
+            "action_accuracy_gated",
+            sum(gated),
+            n,
+            **columns,
+            note="credited only with a valid part selection"
+            if task_free
+            else "equals ungated: the prompt set the target",
+        )
+    )
+    named_hits, named_n = _frac(
+        (len(named_parts(s.answer, s.row)) == 1 and is_exact_target(named_parts(s.answer, s.row), s.row), c)
+        for s, c in zip(items, correct, strict=True)
+    )
+    out.append(_entry(head, "action_accuracy_given_exact_part_named", named_hits, named_n))
+
+    tau = localization_tau(rows)
+    distances = [target_distance(s.answer, s.row) for s in items]
+    within = [d is not None and tau is not None and d <= tau for d in distances]
+    hits_tau, n_tau = _frac(zip(within, correct, strict=True))
+    out.append(_entry(head, "action_accuracy_given_point_within_tau", hits_tau, n_tau, tau=tau))
+
+    image_d = [r["baselines"]["image_center_distance"] for r in rows]
+    object_d = [r["baselines"]["object_center_distance"] for r in rows]
+    object_known = [d for d in object_d if d is not None]
+    echo = supplies_region(condition)
+    loc = {"measures": "echo" if echo else "localization", "note": ECHO_NOTE if echo else None}
+    out.append(
+        _entry(
+            head,
+            "localization_hit_rate",
+            sum(within),
+            n,
+            tau=tau,
+            baseline_image_center=rate(sum(tau is not None and d <= tau for d in image_d), n),
+            baseline_object_center=rate(sum(tau is not None and d <= tau for d in object_known), len(object_known)),
+            **loc,
+        )
+    )
+    located = [d for d in distances if d is not None]
+    out.append(
+        _entry(
+            head,
+            "mean_center_distance",
+            None,
+            len(located),
+            value=sum(located) / len(located) if located else None,
+            baseline_image_center=sum(image_d) / n if n else None,
+            baseline_object_center=sum(object_known) / len(object_known) if object_known else None,
+            **loc,
+        )
+    )
+    if echo:
+        out.append(_entry(head, "echo_rate", sum(is_echo(s.answer, s.row) for s in items), n))
+    if base == COUNTERFACTUAL:
+        out.extend(_counterfactual(head, items, seed, resamples))
+    return out
+
+
+def score(items: Sequence[Scored], seed: int = 0, resamples: int = 2000) -> list[dict[str, Any]]:
+    """Metrics for every (model, config, stratum, condition), plus the unweighted mean of GUI suites."""
+    groups: dict[tuple[str, str, str, str], list[Scored]] = defaultdict(list)
+    for s in items:
+        groups[(s.model, s.config, str(s.row["stratum"]), s.condition)].append(s)
+    out: list[dict[str, Any]] = []
+    suites: dict[str, list[float]] = defaultdict(list)
+    for (model, config, stratum, condition), members in sorted(groups.items()):
+        head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
+        metrics = group_metrics(head, members, seed, resamples)
+        out.extend(metrics)
+        for m in metrics:
+            if m["metric"] == "gui_success" and m["value"] is not None:
+                suites[model].append(m["value"])
+    for model, values in sorted(suites.items()):
+        head = {"model": model, "config": "all GUI suites", "stratum": "suite", "condition": GUI}
+        out.append(
+            _entry(
+                head,
+                "gui_success_mean_of_suites",
+                None,
+                len(values),
+                value=sum(values) / len(values),
+                note="unweighted mean over suites; n = suites",
+            )
+        )
+    return out

@@ -1,0 +1,115 @@
+"""Parse a model's raw response: strict first, then a separate, counted lenient recovery path.
+
+- strict: the whole response, stripped of surrounding whitespace, is one JSON object (the format
+  every prompt asks for);
+- lenient: a JSON object inside a code fence, or the first JSON object embedded in prose;
+- malformed: neither; the answer is a failure (no part, action ``none``, no point, no box).
+
+Both paths are counted per model and condition (paper section 5: one model's numbers used a
+recovery path the others never touched). The raw response is always kept beside the parse.
+An action outside the 11-action vocabulary normalizes to ``none`` and is counted as out-of-vocabulary.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from groundbench.schemas.vocab import NO_ACTION, normalize_action
+
+STRICT = "strict"
+LENIENT = "lenient"
+MALFORMED = "malformed"
+FIELDS = "fields"  # the prediction line carried parsed fields and no raw response
+FREE_TEXT = "free_text"  # a free-form answer: prose, scored by keywords
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: str
+    part: str | None = None
+    action: str = NO_ACTION
+    action_raw: str | None = None
+    point: tuple[float, float] | None = None
+    box: tuple[float, float, float, float] | None = None
+    text: str | None = None
+
+    @property
+    def out_of_vocabulary(self) -> bool:
+        """An action was given but is not in the vocabulary (so it was normalized to ``none``)."""
+        return self.action_raw is not None and self.action == NO_ACTION and self.action_raw.strip().lower() != NO_ACTION
+
+    @property
+    def location(self) -> tuple[float, float] | None:
+        """The answer's point, or its box centre when only a box was given."""
+        if self.point is not None:
+            return self.point
+        if self.box is not None:
+            return ((self.box[0] + self.box[2]) / 2.0, (self.box[1] + self.box[3]) / 2.0)
+        return None
+
+
+def _numbers(value: Any, length: int) -> tuple[float, ...] | None:
+    if not isinstance(value, list | tuple) or len(value) != length:
+        return None
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+        return None
+    return tuple(float(v) for v in value)
+
+
+def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
+    """Read the documented answer schema (part, action, point, box; ``bbox`` accepted for box)."""
+    part = fields.get("part")
+    action = fields.get("action")
+    action_raw = action if isinstance(action, str) else None if action is None else str(action)
+    point = _numbers(fields.get("point"), 2)
+    box = _numbers(fields.get("box", fields.get("bbox")), 4)
+    text = fields.get("text")
+    return Answer(
+        status=status,
+        part=None if part is None else str(part),
+        action=normalize_action(action_raw),
+        action_raw=action_raw,
+        point=None if point is None else (point[0], point[1]),
+        box=None if box is None else (box[0], box[1], box[2], box[3]),
+        text=text if isinstance(text, str) else None,
+    )
+
+
+def _object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _embedded_object(text: str) -> dict[str, Any] | None:
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def parse_response(raw: str) -> Answer:
+    strict = _object(raw.strip())
+    if strict is not None:
+        return answer_from_fields(strict, STRICT)
+    for fenced in _FENCE.findall(raw):
+        found = _object(fenced.strip())
+        if found is not None:
+            return answer_from_fields(found, LENIENT)
+    embedded = _embedded_object(raw)
+    if embedded is not None:
+        return answer_from_fields(embedded, LENIENT)
+    return Answer(status=MALFORMED)
