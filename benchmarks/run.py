@@ -639,7 +639,15 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         result["floor_note"] = section.floor_note
         report["converters"][section.source] = result
         report["peak_rss"][f"convert {section.source}"] = result["conversion"]["peak_rss_bytes"]
-    configs = [c for s in sections for c in configs_of_source(s.source)]
+    # Configs the converters wrote; derived configs made by later stages (e.g. counterfactual_gapartnet,
+    # contrast_gapartnet) are not part of this benchmark.
+    from groundbench.registry import BY_NAME
+
+    configs = [
+        c for s in sections for c in configs_of_source(s.source)
+        if (root / "data" / "interim" / BY_NAME[c].source / c / "manifest.jsonl").is_file()
+    ]
+    report["configs"] = configs
     if "stages" not in args.skip:
         print("measuring the later stages ...", flush=True)
         report["stages"] = {}

@@ -79,7 +79,6 @@ def build_gapartnet(work: Path, scale: float, size: tuple[int, int]) -> Built:
     started = time.perf_counter()
     template = work / "gapartnet_template"
     write_sample(template, size[0], size[1])
-    objects = max(len(SAMPLE_OBJECTS), round(FULL_GAPARTNET_OBJECTS * scale))
     assets, renders = work / "gapartnet" / "assets", work / "gapartnet" / "renders"
     (assets / "meta").mkdir(parents=True)
     views: dict[str, list[Path]] = {}
@@ -87,10 +86,13 @@ def build_gapartnet(work: Path, scale: float, size: tuple[int, int]) -> Built:
         match = VIEW_NAME.match(path.stem)
         assert match is not None
         views.setdefault(match["id"], []).append(path)
+    # Only the sample objects with rendered views (some exist raw, for the re-ask constructions).
+    templates = [obj for obj in SAMPLE_OBJECTS if obj.object_id in views]
+    objects = max(len(templates), round(FULL_GAPARTNET_OBJECTS * scale))
     id_lines, audit_entries = [], []
     audit_template = _audit_entries()
     for number in range(objects):
-        source = SAMPLE_OBJECTS[number % len(SAMPLE_OBJECTS)]
+        source = templates[number % len(templates)]
         new_id = str(100_000 + number)
         shutil.copytree(template / "assets" / source.object_id, assets / new_id)
         meta = json.loads((assets / new_id / "meta.json").read_text())
@@ -114,7 +116,7 @@ def build_gapartnet(work: Path, scale: float, size: tuple[int, int]) -> Built:
                     raw["model_id"] = int(new_id)
                     data = json.dumps(raw).encode()
                 target.write_bytes(data)
-        if number < len(SAMPLE_OBJECTS) and source.object_id in audit_template:
+        if number < len(templates) and source.object_id in audit_template:
             entry = audit_template[source.object_id]
             audit_entries.append(
                 f'  - object: "{new_id}"\n    view: {entry["view"].replace(source.object_id, new_id)}\n'
@@ -136,7 +138,7 @@ def build_gapartnet(work: Path, scale: float, size: tuple[int, int]) -> Built:
         bytes=sum(path.stat().st_size for path in files),
         generate_s=time.perf_counter() - started,
         note=f"{objects:,} objects, {view_count:,} views of {size[0]}x{size[1]} (copies of the sample's "
-        f"{len(SAMPLE_OBJECTS)} rendered objects under new ids)",
+        f"{len(templates)} rendered objects under new ids)",
     )
 
 
