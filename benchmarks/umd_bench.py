@@ -21,22 +21,27 @@ import io
 import json
 import multiprocessing
 import os
-import platform
-import resource
 import shutil
 import sys
 import tempfile
-import threading
 import time
-import traceback
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import scipy.io
+from measure import (  # benchmarks/measure.py: run as a script, this folder is on sys.path
+    BUSY_MACHINE_CORES,
+    GB,
+    THREAD_VARIABLES,
+    Usage,
+    machine,
+    measured,
+    run_in_child,
+    tree_bytes,
+    versions,
+)
 
 from groundbench.converters.umd.sample import (
     CONTAIN,
@@ -61,7 +66,6 @@ from groundbench.parallel import chunks, worker_count
 # spawned workers re-import this script, and the floor's workers must not pay for the converter.
 
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "umd.json"
-GB = 1_000_000_000  # decimal, as the issue's "1.5 GB"
 
 # Targets from the issue.
 MAX_RATIO = 1.5  # conversion wall / floor wall
@@ -129,10 +133,6 @@ CATEGORY_SHAPES: dict[str, tuple[Shape, ...]] = {
 TEMPLATES = 6
 FILE_KINDS = ("rgb.jpg", "depth.png", "label.mat", "label_rank.mat")
 FLOOR_BATCH_FILES = 256  # files per task for the floor's workers (64 frames)
-RSS_POLL_SECONDS = 0.1
-BUSY_MACHINE_CORES = 0.1  # other processes' CPU above this makes the report warn that the machine was shared
-# Variables that change how many threads numpy/OpenCV use in each process, recorded with the results.
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENCV_FOR_THREADS_NUM")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -302,124 +302,6 @@ def warm_cache(root: Path) -> float:
 # Measurement in a child process
 
 
-@dataclass(frozen=True)
-class Usage:
-    """What one measured child reports about itself and its (finished) worker processes."""
-
-    wall_s: float
-    cpu_s: float  # user + sys of the child and all its workers
-    self_peak_rss: int  # bytes; the child process itself
-    worker_peak_rss: int  # bytes; the largest of its workers (ru_maxrss of RUSAGE_CHILDREN)
-    machine_busy_s: float  # CPU seconds every process on the machine used meanwhile (/proc/stat)
-    result: dict[str, int]
-
-
-def _machine_busy_seconds() -> float:
-    """CPU seconds the whole machine has been busy since boot: other work on a shared machine shows up here."""
-    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")  # user..steal; guest time is inside user
-
-
-def _cpu_seconds() -> float:
-    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
-
-
-def measured(func: Callable[[], dict[str, int]]) -> Usage:
-    """Run ``func`` in this (child) process; its workers must have exited when it returns."""
-    cpu_before, busy_before = _cpu_seconds(), _machine_busy_seconds()
-    started = time.perf_counter()
-    result = func()
-    wall = time.perf_counter() - started
-    busy = _machine_busy_seconds() - busy_before
-    kib = 1024  # ru_maxrss is in KiB on Linux
-    return Usage(
-        wall_s=wall,
-        cpu_s=_cpu_seconds() - cpu_before,
-        self_peak_rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * kib,
-        worker_peak_rss=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * kib,
-        machine_busy_s=busy,
-        result=result,
-    )
-
-
-def _process_tree_rss(root_pid: int) -> int:
-    """Resident bytes of ``root_pid`` and all its descendants now (from /proc; 0 once it has gone)."""
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:  # exited meanwhile
-                continue
-            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
-    tree, frontier = {root_pid}, [root_pid]
-    while frontier:
-        pid = frontier.pop()
-        children = [child for child, parent in parents.items() if parent == pid]
-        tree.update(children)
-        frontier.extend(children)
-    page = os.sysconf("SC_PAGE_SIZE")
-    total = 0
-    for pid in tree:
-        try:
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
-        except (OSError, IndexError, ValueError):
-            continue
-    return total
-
-
-class TreeRssSampler:
-    """Polls the summed RSS of a process tree in a thread: the peak that was resident at one moment."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.peak = max(self.peak, _process_tree_rss(self.pid))
-            self._stop.wait(RSS_POLL_SECONDS)
-
-    def __enter__(self) -> TreeRssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def _child_entry(connection: Any, func: Callable[..., Usage], args: tuple[Any, ...]) -> None:
-    try:
-        connection.send(("ok", func(*args)))
-    except BaseException:  # report any failure to the parent instead of dying silently
-        connection.send(("error", traceback.format_exc()))
-    finally:
-        connection.close()
-
-
-def run_in_child(func: Callable[..., Usage], *args: Any) -> tuple[Usage, int]:
-    """``func(*args)`` in a fresh spawned process, so its RSS and CPU are its own; also the sampled tree peak."""
-    context = multiprocessing.get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_child_entry, args=(sender, func, args))
-    process.start()
-    sender.close()
-    with TreeRssSampler(process.pid or 0) as sampler:
-        try:
-            status, payload = receiver.recv()
-        except EOFError:
-            status, payload = "error", "the child exited without a result (killed, e.g. out of memory?)"
-        process.join()
-    if status != "ok":
-        raise RuntimeError(f"{func.__name__} failed in the child process:\n{payload}")
-    return payload, sampler.peak
-
-
 def _read_batch(paths: list[str]) -> int:
     """Floor worker: every file's bytes, and ``loadmat`` of each label (what the converter cannot skip)."""
     total = 0
@@ -455,34 +337,6 @@ def measure_conversion(root: Path, out: Path, audit: Path) -> Usage:
 # ----------------------------------------------------------------------------------------------
 # Report
 
-
-def tree_bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
-
-
-def versions() -> dict[str, str]:
-    import PIL
-    import pyarrow
-
-    return {
-        "python": platform.python_version(),
-        "pyarrow": pyarrow.__version__,
-        "scipy": scipy.__version__,
-        "numpy": np.__version__,
-        "pillow": PIL.__version__,
-    }
-
-
-def machine() -> dict[str, Any]:
-    cpu = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-         if line.startswith("model name")),
-        platform.processor(),
-    )
-    memory_kib = next(
-        int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
-    )
-    return {"nproc": worker_count(0), "cpu": cpu, "memory_bytes": memory_kib * 1024, "platform": platform.platform()}
 
 
 def usage_figures(usage: Usage, frames: int, cores: int, workers: int, tree_peak: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.manifests import read_manifest, sha256_bytes, write_manifest
 from groundbench.schemas.rules import check_arrow_schema, validate_table
 from groundbench.scoring.baselines import bake_row_baselines
-from groundbench.shards import ShardWriter, iter_batches, shard_files
+from groundbench.shards import ShardWriter, embedded_images, iter_batches, shard_files
 
 ABSENT_MARKER = "ABSENT"
 
@@ -76,13 +76,13 @@ def bake_config(
 
 
 def _check_images(batch: pa.RecordBatch, manifest: dict, where: str, used: set[str]) -> None:
-    images = batch.column("image").field("bytes").to_pylist()
+    images = embedded_images(batch.column("image").field("bytes"))  # views, no copy per row
     for example_id, sha, data in zip(
         batch.column("example_id").to_pylist(), batch.column("image_sha256").to_pylist(), images, strict=True
     ):
         if sha not in manifest:
             raise GroundBenchError(where, "image_sha256", f"{example_id}: image {sha} is not in the manifest")
         if sha not in used:  # identical bytes are hashed once per config
-            if sha256_bytes(data) != sha:
+            if data is None or sha256_bytes(data) != sha:
                 raise GroundBenchError(where, "image", f"{example_id}: bytes do not hash to image_sha256 {sha}")
             used.add(sha)

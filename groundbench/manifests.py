@@ -41,7 +41,7 @@ class ManifestEntry:
         return f"{self.sha256[:2]}/{self.sha256}.{self.extension}"
 
 
-def sha256_bytes(data: bytes) -> str:
+def sha256_bytes(data: bytes | memoryview) -> str:
     return hashlib.sha256(data).hexdigest()
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from groundbench.atomic import atomic_dir
@@ -149,3 +150,14 @@ def read_table(folder: Path) -> pa.Table:
     if not tables:
         return arrow_schema().empty_table()
     return pa.concat_tables(tables)
+
+
+def embedded_images(images: pa.Array) -> Iterator[memoryview | None]:
+    """Each row's bytes of a binary array as a view into the Arrow buffer (None for a null)."""
+    validity, offsets_buffer, values = images.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32 if pa.types.is_binary(images.type) else np.int64)
+    offsets = offsets[images.offset : images.offset + len(images) + 1]
+    view = memoryview(values) if values is not None else memoryview(b"")
+    has_nulls = validity is not None and images.null_count > 0
+    for row, (start, end) in enumerate(zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)):
+        yield None if has_nulls and not images[row].is_valid else view[start:end]

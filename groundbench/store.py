@@ -10,7 +10,7 @@ from pathlib import Path
 
 from groundbench.atomic import atomic_dir
 from groundbench.manifests import ManifestEntry
-from groundbench.shards import iter_batches
+from groundbench.shards import embedded_images, iter_batches
 
 
 def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEntry]]]) -> tuple[int, int]:
@@ -21,13 +21,13 @@ def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEn
         for _config, (shards, manifest) in sorted(configs.items()):
             for batch in iter_batches(shards):
                 shas = batch.column("image_sha256").to_pylist()
-                images = batch.column("image").field("bytes")
-                for index, sha in enumerate(shas):
-                    if sha in written:
+                # Views into the memory-mapped shard: written without a copy into Python bytes.
+                images = embedded_images(batch.column("image").field("bytes"))
+                for sha, data in zip(shas, images, strict=True):
+                    if sha in written or data is None:
                         continue
                     target = tmp / manifest[sha].store_path()
                     target.parent.mkdir(exist_ok=True)
-                    data = images[index].as_py()
                     target.write_bytes(data)
                     written.add(sha)
                     total += len(data)

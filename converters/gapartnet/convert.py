@@ -47,9 +47,8 @@ def _light(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def convert_gapartnet(
-    assets: Path, renders: Path, out: Path, params: GapartnetParams, progress: bool = True
-) -> dict[str, int]:
+def list_items(assets: Path, renders: Path, params: GapartnetParams) -> tuple[int, list[Task]]:
+    """(objects found, one task per object with rendered views): the units :func:`convert_item` converts."""
     objects = find_objects(assets)
     views = find_views(renders)
     known = {o.object_id for o in objects}
@@ -71,6 +70,18 @@ def convert_gapartnet(
     for object_id in audit:
         if object_id not in views:
             raise GroundBenchError(params.audit, f"objects[{object_id}]", "audited object has no rendered view")
+    return len(objects), tasks
+
+
+def convert_item(task: Task) -> ObjectResult:
+    """One object's bulk and curated records and manifest entries: a pure function of the object's own files."""
+    return convert_object(task)
+
+
+def convert_gapartnet(
+    assets: Path, renders: Path, out: Path, params: GapartnetParams, progress: bool = True
+) -> dict[str, int]:
+    object_count, tasks = list_items(assets, renders, params)
     manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
     light: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
     curated_rows: list[dict[str, Any]] = []
@@ -98,8 +109,8 @@ def convert_gapartnet(
             write_manifest(tmp / config / "manifest.jsonl", manifests[config])
         strata = [summarize(light[c], c.split("_")[0]) for c in ("curated_gapartnet", "bulk_gapartnet")]
         summary = {
-            "objects": len(objects),
-            "objects_without_render": len(objects) - len(tasks),
+            "objects": object_count,
+            "objects_without_render": object_count - len(tasks),
             "views": sum(len(t.views) for t in tasks),
             "strata": strata,
         }

@@ -16,7 +16,7 @@ from groundbench.atomic import atomic_dir
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
-from groundbench.converters.umd.splits import read_splits
+from groundbench.converters.umd.splits import ToolSplits, read_splits
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import ManifestEntry, write_manifest
 from groundbench.parallel import ordered_map, worker_count
@@ -46,6 +46,18 @@ def find_frames(root: Path) -> tuple[Path, list[Frame]]:
     tools_root = find_tools_root(root)
     frames = [frame for tool in list_tools(root, tools_root) for frame in list_frames(root, tool)]
     return tools_root, frames
+
+
+def convert_item(
+    root: Path, frame: Frame, splits: ToolSplits, max_image_pixels: int = 64_000_000
+) -> list[dict[str, object]]:
+    """The bulk records of one frame: a pure function of the frame's own files (the unit to distribute).
+
+    ``frame`` comes from :func:`find_frames`, ``splits`` from ``read_splits(tools_root.parent, root).of(tool)``.
+    ``convert_umd`` runs the same two steps, :func:`parse_frame` in its workers and :func:`bulk_records` in
+    the writer, so the parsed label maps never cross a process boundary.
+    """
+    return bulk_records(parse_frame(root, frame, max_image_pixels), splits)
 
 
 def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override: int | None, audit_path: Path) -> Frame:

@@ -67,8 +67,11 @@ def principal_axis(mask: np.ndarray) -> tuple[float, ...]:
     return _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"])
 
 
-def region_of(mask: np.ndarray, label_id: int, area: int) -> Region:
-    """Geometry of one label's mask, computed on the region's own crop (a frame is mostly background)."""
+def region_of(mask: np.ndarray, label_id: int, area: int, offset: tuple[int, int] = (0, 0)) -> Region:
+    """Geometry of one label's mask, computed on the region's own crop (a frame is mostly background).
+
+    ``mask`` may itself be a crop of the frame whose top-left pixel is ``offset`` (x, y) in the frame.
+    """
     x, y, w, h = cv2.boundingRect(mask)  # tight box of the non-zero pixels
     crop = mask[y : y + h, x : x + w]
     moments = cv2.moments(crop, binaryImage=True)
@@ -76,6 +79,8 @@ def region_of(mask: np.ndarray, label_id: int, area: int) -> Region:
     px, py = interior_point(crop, centroid)
     # Outside its bounding box a region has no pixels, so the zero padding of the crop gives the
     # same distances as the whole frame would.
+    inside = bool(crop[int(py), int(px)])  # checked against the label map itself, not assumed
+    x, y = x + offset[0], y + offset[1]
     point = (px + x, py + y)
     axis = _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"]) if area >= 2 else ()
     return Region(
@@ -85,19 +90,26 @@ def region_of(mask: np.ndarray, label_id: int, area: int) -> Region:
         bbox_xyxy=(float(x), float(y), float(x + w), float(y + h)),
         point_xy=point,
         axis_xy=axis,
-        point_in_mask=bool(mask[int(point[1]), int(point[0])]),
+        point_in_mask=inside,
     )
 
 
 def regions_of(labels: np.ndarray) -> list[Region]:
     """Every affordance present in the map, ordered by action name (the example-id order)."""
+    # Work on the object's bounding box only: every labelled pixel lies inside it, and a tool covers
+    # a small part of the frame. The copy is C-contiguous (loadmat returns column-major arrays, which
+    # OpenCV would otherwise copy again for every label).
+    x, y, w, h = cv2.boundingRect(np.ascontiguousarray(labels > 0).view(np.uint8))
+    if w == 0 or h == 0:
+        return []
+    crop = np.ascontiguousarray(labels[y : y + h, x : x + w])
     regions = []
     for label_id in UMD_LABELS:
         # One uint8 comparison per label is cheaper than np.bincount, which widens the map to int64.
-        mask = (labels == label_id).view(np.uint8)
+        mask = (crop == label_id).view(np.uint8)
         area = cv2.countNonZero(mask)
         if area:
-            regions.append(region_of(mask, label_id, area))
+            regions.append(region_of(mask, label_id, area, (x, y)))
     return sorted(regions, key=lambda r: r.action)
 
 
