@@ -26,7 +26,7 @@ build: $(STAMP)
 	$(BIN)/groundbench check-card
 
 test: $(STAMP)
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 reliability: $(STAMP)

@@ -15,7 +15,8 @@ from groundbench import __version__
 from groundbench.errors import GroundBenchError
 
 console = Console(stderr=True)
-out = Console()
+# Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
+out = Console(width=None if sys.stdout.isatty() else 160)
 
 
 def _root(args: argparse.Namespace) -> Path:
