@@ -256,7 +256,7 @@ def test_fuzz_audit_file(tmp_path: Path) -> None:
 
 # GAPartNet: every parser of the converter, then whole objects through convert_object. Seeds are the
 # real files in ../shared/fixtures/real/gapartnet where present plus the embedded sample (the only
-# source of render files: the fixtures hold no renders), so the campaigns also run without /work/shared.
+# source of render files: the fixtures hold no renders), so the campaigns also run without ../shared.
 
 FUZZ_CAMPAIGNS += 10  # the test_fuzz_gapartnet_* functions below
 GAPARTNET_REAL = SHARED / "fixtures" / "real" / "gapartnet"

@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from xml.etree.ElementTree import Element
 
-import defusedxml.ElementTree as SafeET
+import defusedxml.ElementTree as defused_xml
 from defusedxml import DefusedXmlException
 
 from groundbench.errors import GroundBenchError
@@ -143,8 +143,8 @@ def _visuals(link: Element, where: str) -> tuple[Visual, ...]:
 def parse_urdf(data: bytes, where: str) -> Urdf:
     """Parse with defusedxml (no entities, no external references); check the tree is one tree."""
     try:
-        robot = SafeET.fromstring(data)
-    except (SafeET.ParseError, DefusedXmlException, ValueError) as exc:
+        robot = defused_xml.fromstring(data)
+    except (defused_xml.ParseError, DefusedXmlException, ValueError) as exc:
         raise GroundBenchError(
             where, "file", f"expected safe, well-formed URDF XML ({type(exc).__name__}: {exc})"
         ) from exc
