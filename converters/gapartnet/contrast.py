@@ -92,6 +92,7 @@ from groundbench.converters.gapartnet.records import (
     Task,
     analyse_view,
     build_record,
+    decode_rgb,
     highlight,
 )
 from groundbench.converters.gapartnet.renderer import png_bytes
@@ -339,7 +340,7 @@ class _Object:
 
     def _highlighted(self, view: View, row: BulkRow, error: str) -> Shown:
         analysed = analyse_view(self.base, self.urdf, self.annotations, view)
-        image = highlight(analysed.rgb, analysed.masks[row.target])
+        image = highlight(decode_rgb(analysed.rgb), analysed.masks[row.target])
         sha = sha256_bytes(image)
         if sha != row.sha256 or sha not in self.task.bulk_entries:
             raise GroundBenchError(

@@ -225,14 +225,23 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     return AnalysedView(view, meta, rgb, rgb_rel, paths, hashes, parts, mask_box(instance != -2), masks)
 
 
-def highlight(rgb: bytes, mask: np.ndarray) -> bytes:
-    """The target-highlighted image, made deterministically from the instance mask (HIGHLIGHT_METHOD)."""
+def decode_rgb(rgb: bytes) -> np.ndarray:
+    """A render's pixels as an H x W x 3 uint8 array (decoded once per view, then shared by its highlights)."""
     with Image.open(io.BytesIO(rgb)) as opened:
-        image = np.asarray(opened.convert("RGB")).copy()
+        return np.asarray(opened.convert("RGB"))
+
+
+def highlight(pixels: np.ndarray, mask: np.ndarray) -> bytes:
+    """The target-highlighted image, made deterministically from the instance mask (HIGHLIGHT_METHOD)."""
+    image = pixels.copy()
+    # Only the mask's own box changes. Eroding the box alone is exact: outside it the mask is 0,
+    # which is also the constant the erosion assumes beyond the crop.
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    region, inside = image[y : y + h, x : x + w], mask[y : y + h, x : x + w]
     colour = np.array(HIGHLIGHT_COLOUR, dtype=np.uint16)
-    image[mask] = ((image[mask].astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
-    inner = cv2.erode(mask.astype(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
-    image[mask & (inner == 0)] = (255, 0, 0)
+    region[inside] = ((region[inside].astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
+    inner = cv2.erode(inside.view(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    region[inside & (inner == 0)] = (255, 0, 0)
     buffer = io.BytesIO()
     Image.fromarray(image).save(buffer, format="PNG", compress_level=6, optimize=False)
     return buffer.getvalue()
@@ -394,10 +403,14 @@ def convert_object(task: Task) -> ObjectResult:
             if part.link not in best or key > best[part.link]:
                 best[part.link] = key
     packages = _packages()
+    pixels: dict[int, np.ndarray] = {}  # view index -> decoded render, decoded only if some part's best view
     for link in sorted(best):
-        view = analysed[-best[link][1]]
+        index = -best[link][1]
+        view = analysed[index]
         part = next(p for p in view.parts if p.link == link)
-        image = highlight(view.rgb, view.masks[link])
+        if index not in pixels:
+            pixels[index] = decode_rgb(view.rgb)
+        image = highlight(pixels[index], view.masks[link])
         record = build_record(task, view, part, "bulk", f"gapartnet/bulk/{obj.object_id}/{link}", image, True)
         result.bulk.append(record)
         call = f"highlight({view.rgb_rel}, instance {part.instance_id} = {link}): {HIGHLIGHT_METHOD}"
