@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 import yaml
+from PIL import Image
 
 from groundbench import verify as verify_module
+from groundbench.converters.gapartnet import records
 from groundbench.converters.umd.convert import convert_item, find_frames
+from groundbench.converters.umd.regions import interior_point
 from groundbench.converters.umd.splits import read_splits
 from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
 from groundbench.shards import read_table, shard_files
@@ -55,3 +61,71 @@ def test_convert_item_gives_the_rows_the_pipeline_writes(project: Path) -> None:
     assert [r["example_id"] for r in rows] == [r["example_id"] for r in interim]
     assert [r["image"]["bytes"] for r in rows] == [r["image"]["bytes"] for r in interim]
     assert [r["target_part_id"] for r in rows] == [r["target_part_id"] for r in interim]
+
+
+# ---- Work on a mask's own box gives the whole frame's answer (the speed-ups of converters/) ----
+
+
+def _interior_point_whole_frame(mask: np.ndarray) -> tuple[float, float]:
+    """The former implementation: distance transform and centroid over the whole frame."""
+    padded = np.pad(mask.astype(np.uint8), 1)
+    distance = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
+    rows, cols = np.nonzero(distance >= distance.max() - 0.5)
+    all_rows, all_cols = np.nonzero(mask)
+    cx, cy = float(all_cols.mean()), float(all_rows.mean())
+    best = int(np.argmin((rows - cy) ** 2 + (cols - cx) ** 2))
+    return (float(cols[best]) + 0.5, float(rows[best]) + 0.5)
+
+
+def _highlight_whole_frame(rgb: bytes, mask: np.ndarray) -> bytes:
+    """The former implementation: blend and erode over the whole frame."""
+    with Image.open(io.BytesIO(rgb)) as opened:
+        image = np.asarray(opened.convert("RGB")).copy()
+    colour = np.array(records.HIGHLIGHT_COLOUR, dtype=np.uint16)
+    image[mask] = ((image[mask].astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
+    inner = cv2.erode(mask.astype(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    image[mask & (inner == 0)] = (255, 0, 0)
+    buffer = io.BytesIO()
+    Image.fromarray(image).save(buffer, format="PNG", compress_level=6, optimize=False)
+    return buffer.getvalue()
+
+
+def _masks(seed: int, count: int, shape: tuple[int, int]) -> list[np.ndarray]:
+    """Blobs, bars, rings, single pixels and masks touching each image border."""
+    rng = np.random.default_rng(seed)
+    height, width = shape
+    masks = []
+    for number in range(count):
+        mask = np.zeros(shape, np.uint8)
+        kind = number % 5
+        x, y = int(rng.integers(0, width)), int(rng.integers(0, height))
+        if kind == 0:
+            cv2.circle(mask, (x, y), int(rng.integers(1, 30)), 1, -1)
+        elif kind == 1:
+            cv2.rectangle(mask, (x, y), (x + int(rng.integers(0, 60)), y + int(rng.integers(0, 4))), 1, -1)
+        elif kind == 2:
+            cv2.circle(mask, (x, y), int(rng.integers(8, 40)), 1, int(rng.integers(1, 6)))
+        elif kind == 3:
+            mask[y, x] = 1
+        else:  # anchored on a border, so the image edge is part of the boundary
+            side = int(rng.integers(0, 4))
+            anchor = [(0, y), (width - 1, y), (x, 0), (x, height - 1)][side]
+            cv2.ellipse(mask, anchor, (int(rng.integers(2, 50)), int(rng.integers(2, 50))), 0, 0, 360, 1, -1)
+        mask |= (rng.random(shape) < 0.0005).astype(np.uint8) * (kind == 0)  # stray specks: several components
+        masks.append(mask.astype(bool))
+    return masks
+
+
+def test_interior_point_on_the_mask_box_equals_the_whole_frame() -> None:
+    for mask in _masks(7, 120, (120, 160)):
+        assert interior_point(mask) == _interior_point_whole_frame(mask)
+
+
+def test_highlight_on_the_mask_box_equals_the_whole_frame() -> None:
+    rng = np.random.default_rng(3)
+    pixels = rng.integers(0, 256, (90, 130, 3), dtype=np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, format="PNG")
+    rgb = buffer.getvalue()
+    for mask in _masks(11, 40, (90, 130)):
+        assert records.highlight(records.decode_rgb(rgb), mask) == _highlight_whole_frame(rgb, mask)
