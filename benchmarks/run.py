@@ -111,7 +111,17 @@ class SkipMeasurement(Exception):
 
 
 def _gui_records(built: Built) -> Any:
-    raise SkipMeasurement("GUI: no per-item GUI record function yet, so the obvious way is not measured")
+    from groundbench.converters.gui.convert import convert_item, list_items
+
+    # every GUI source the conversion converts (pointerbench, screenspot, ...): the same rows as its figure
+    items = [item for source, root in sorted(built.roots.items()) for items in list_items(Path(root), source).values()
+             for item in items]
+
+    def generate() -> Any:
+        for item in items:
+            yield from convert_item(item).records
+
+    return generate
 
 
 SECTIONS: tuple[Section, ...] = (

@@ -145,6 +145,8 @@ def _gui_params(params: dict[str, Any]) -> GuiParams:
         max_image_pixels=get(params, "gui.max_image_pixels"),
         max_shard_bytes=shards["max_bytes"],
         rows_per_batch=shards["rows_per_batch"],
+        workers=get(params, "gui.workers"),
+        window=get(params, "gui.window"),
     )
 
 

@@ -10,11 +10,21 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from PIL import Image
 
-from groundbench.converters.gui.convert import GuiParams, convert_pointerbench, convert_screenspot
+from groundbench.converters.gui.convert import (
+    GuiParams,
+    convert_item,
+    convert_pointerbench,
+    convert_screenspot,
+    list_items,
+)
+from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.errors import GroundBenchError
+from groundbench.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.shards import read_table
@@ -102,7 +112,7 @@ def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
     assert any(r["extras"]["gui"]["file_name"].endswith(".jpg") for r in rows)
 
 
-def test_screenspot_v1_uground_jsonl(tmp_path: Path) -> None:
+def _uground_root(tmp_path: Path) -> Path:
     root = tmp_path / "v1"
     root.mkdir()
     shutil.copy(FIXTURES / "uground" / "re_gpt-4o.jsonl", root)
@@ -117,6 +127,11 @@ def test_screenspot_v1_uground_jsonl(tmp_path: Path) -> None:
         extent[record["image"]] = (max(old[0], x + w), max(old[1], y + h))
     for name, size in extent.items():  # v2's recorded size where the image is shared, else the boxes' extent
         (root / name).write_bytes(blank_png(known.get(name, size)))
+    return root
+
+
+def test_screenspot_v1_uground_jsonl(tmp_path: Path) -> None:
+    root = _uground_root(tmp_path)
     counts = convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", GuiParams(), False)
     assert counts == {"gui_screenspot": 1272}
     rows = _rows(tmp_path / "out" / "gui_screenspot")
@@ -210,3 +225,72 @@ def test_image_path_may_not_leave_the_root(tmp_path: Path) -> None:
     (tmp_path / "outside.png").write_bytes(blank_png((200, 100)))
     with pytest.raises(GroundBenchError, match="outside the source root"):
         convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+
+
+def test_convert_item_gives_the_converters_rows_for_one_screenshot(tmp_path: Path) -> None:
+    """The per-item function is the converter: one real screenshot's records equal its shard rows."""
+    root = _uground_root(tmp_path)
+    convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", GuiParams(workers=1), False)
+    items = list_items(root, "screenspot")["gui_screenspot"]
+    item = max(items, key=lambda i: (len(i.rows), i.rel))  # the screenshot with most rows: neighbours matter
+    assert len(item.rows) > 2
+    result = convert_item(item)
+    ids = [r["example_id"] for r in result.records]
+    assert ids == sorted(ids) and len(ids) == len(item.rows)
+    assert all(len(r["parts"]) > 1 for r in result.records)  # the other targets on the screenshot
+    written = [row for row in read_table(tmp_path / "out" / "gui_screenspot").to_pylist() if row["example_id"] in ids]
+    assert pa.Table.from_pylist(result.records, schema=arrow_schema()).to_pylist() == written
+    manifest = (tmp_path / "out" / "gui_screenspot" / "manifest.jsonl").read_text(encoding="utf-8")
+    assert result.manifest.sha256 in manifest and result.manifest.source_path == item.rel
+
+
+def _interleaved_root(tmp_path: Path) -> Path:
+    """Three real screenshots whose rows alternate (a, b, c, a, b, c): records must wait for id order."""
+    records = json.loads((FIXTURES / "gui-actor" / "screenspot_web_v2.json").read_text(encoding="utf-8"))
+    by_image: dict[str, list[dict]] = {}
+    for record in records:
+        by_image.setdefault(record["img_filename"], []).append(record)
+    chosen = [rows[:2] for rows in by_image.values() if len(rows) >= 2][:3]
+    root = tmp_path / "interleaved"
+    root.mkdir()
+    interleaved = [rows[n] for n in range(2) for rows in chosen]
+    (root / "screenspot_web_v2.json").write_text(json.dumps(interleaved), encoding="utf-8")
+    for rows in chosen:
+        (root / rows[0]["img_filename"]).write_bytes(blank_png(tuple(rows[0]["img_size"])))
+    return root
+
+
+def test_parallel_and_reread_conversions_write_the_same_bytes(tmp_path: Path) -> None:
+    root = _interleaved_root(tmp_path)
+    runs = {
+        "one process": GuiParams(workers=1),
+        "two workers, one screenshot per chunk": GuiParams(workers=2, window=2),
+        "nothing held back (screenshots read again)": GuiParams(workers=1, max_held_bytes=0),
+    }
+    written = {}
+    for name, params in runs.items():
+        out = tmp_path / name
+        assert convert_screenspot(root, out, "screenspot_v2", "gui_screenspot_v2", params, False) == {
+            "gui_screenspot_v2": 6
+        }
+        written[name] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert written["two workers, one screenshot per chunk"] == written["one process"]
+    assert written["nothing held back (screenshots read again)"] == written["one process"]
+
+
+def test_screenshot_changed_before_it_is_read_again(tmp_path: Path) -> None:
+    shot = tmp_path / "a.png"
+    shot.write_bytes(blank_png((20, 10)))
+    entry = ManifestEntry(sha256_bytes(shot.read_bytes()), shot.stat().st_size, 20, 10, "PNG", "a.png",
+                          Producer("test", "0"))
+
+    def record(example_id: str) -> dict:
+        return {"example_id": example_id, "image": {"bytes": shot.read_bytes(), "path": "a.png"}}
+
+    release = OrderedRelease(max_held_bytes=0)
+    first = ItemResult([record("x/1"), record("x/3")], entry, shot, "a.png")
+    assert [r["example_id"] for r, _ in release.push(first, following="x/2")] == ["x/1"]  # x/3 waits, bytes dropped
+    shot.write_bytes(blank_png((20, 11)))
+    with pytest.raises(GroundBenchError, match="changed while the conversion was running") as error:
+        release.push(ItemResult([record("x/2")], entry, shot, "a.png"), following=None)
+    assert error.value.path == "a.png" and error.value.field == "image"
