@@ -46,6 +46,8 @@ class ShardWriter:
         self.rows = 0
         self.bytes = 0
         self._buffer: list[dict[str, Any]] = []
+        self._pieces: list[pa.RecordBatch] = []  # rows from add_rows not yet written
+        self._piece_rows = 0
         self._last_id: str | None = None
         self._files: list[Path] = []
         self._writer: pa.ipc.RecordBatchFileWriter | None = None
@@ -70,21 +72,44 @@ class ShardWriter:
             self._flush()
 
     def add_batch(self, batch: pa.RecordBatch) -> None:
-        """Append an already-built batch (same schema); ids are checked for order."""
-        ids = batch.column(self.key).to_pylist()
-        for example_id in ids:
+        """Append an already-built batch (same schema) as it is; ids are checked for order."""
+        self._check_order(batch)
+        self._write_batch(batch)
+
+    def add_rows(self, batch: pa.RecordBatch) -> None:
+        """Append rows built elsewhere (e.g. in a worker process) as Arrow, any number at a time.
+
+        They are cut into the same ``rows_per_batch`` batches as :meth:`add` would make, so the
+        shards do not depend on how the rows were grouped on their way here.
+        """
+        if self._buffer:
+            raise ValueError("add_rows after add: use one of them per writer")
+        self._check_order(batch)
+        if batch.num_rows == 0:
+            return
+        self._pieces.append(batch)
+        self._piece_rows += batch.num_rows
+        while self._piece_rows >= self.rows_per_batch:
+            table = pa.Table.from_batches(self._pieces, schema=self.schema)
+            head, rest = table.slice(0, self.rows_per_batch), table.slice(self.rows_per_batch)
+            self._pieces = rest.to_batches()  # zero-copy views; copied once, when written
+            self._piece_rows = rest.num_rows
+            self._write_batch(_one_batch(head))
+
+    def _check_order(self, batch: pa.RecordBatch) -> None:
+        for example_id in batch.column(self.key).to_pylist():
             if self._last_id is not None and example_id <= self._last_id:
                 raise GroundBenchError(self.folder, self.key, f"rows not strictly sorted at {example_id!r}")
             self._last_id = example_id
-        self._write_batch(batch)
 
     def _flush(self) -> None:
+        if self._pieces:
+            table = pa.Table.from_batches(self._pieces, schema=self.schema)
+            self._pieces, self._piece_rows = [], 0
+            self._write_batch(_one_batch(table))
         if not self._buffer:
             return
-        try:
-            batch = pa.RecordBatch.from_pylist(self._buffer, schema=self.schema)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as exc:
-            raise GroundBenchError(self.folder, "record", f"does not match the config's schema: {exc}") from exc
+        batch = records_to_batch(self._buffer, self.schema, self.folder)
         self._buffer = []
         self._write_batch(batch)
 
@@ -125,6 +150,23 @@ class ShardWriter:
                     path.rename(path.with_name(f"{SPLIT}-{number:05d}-of-{total:05d}.arrow"))
         finally:
             self._dir_context.__exit__(exc_type, exc, tb)
+
+
+def records_to_batch(records: list[dict[str, Any]], schema: pa.Schema, where: Path | str) -> pa.RecordBatch:
+    """Rows as one Arrow batch; a row that does not fit the schema is an error naming ``where``."""
+    try:
+        return pa.RecordBatch.from_pylist(records, schema=schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError) as exc:
+        raise GroundBenchError(where, "record", f"does not match the config's schema: {exc}") from exc
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    """A table's rows as one batch in fresh buffers, byte for byte what ``from_pylist`` gives.
+
+    ``concat_batches`` copies even a single slice; ``combine_chunks`` would keep a slice's offset,
+    which the IPC writer serialises differently.
+    """
+    return pa.concat_batches(table.to_batches())
 
 
 def shard_files(folder: Path) -> list[Path]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -14,10 +15,10 @@ from PIL import Image
 from groundbench import verify as verify_module
 from groundbench.converters.gapartnet import records
 from groundbench.converters.umd.convert import convert_item, find_frames
-from groundbench.converters.umd.regions import interior_point
+from groundbench.converters.umd.regions import interior_point, labelled_rect, regions_of
 from groundbench.converters.umd.splits import read_splits
 from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
-from groundbench.shards import read_table, shard_files
+from groundbench.shards import ShardWriter, read_table, records_to_batch, shard_files
 from tests.conftest import build_all
 
 
@@ -129,3 +130,42 @@ def test_highlight_on_the_mask_box_equals_the_whole_frame() -> None:
     rgb = buffer.getvalue()
     for mask in _masks(11, 40, (90, 130)):
         assert records.highlight(records.decode_rgb(rgb), mask) == _highlight_whole_frame(rgb, mask)
+
+
+def test_add_rows_writes_the_bytes_add_writes_however_rows_are_grouped(project: Path, tmp_path: Path) -> None:
+    build_all(project)
+    table = read_table(project / SHARDS / "bulk_umd")  # nulls, nested lists and structs, images
+    rows, schema = table.to_pylist(), table.schema
+    rows += [dict(r, example_id=f"{r['example_id']}/copy") for r in rows]
+    rows.sort(key=lambda r: r["example_id"])
+
+    def written(name: str, feed: Callable[[ShardWriter], None]) -> list[bytes]:
+        with ShardWriter(tmp_path / name, 1024 * 1024, 16) as writer:
+            feed(writer)
+        return [path.read_bytes() for path in shard_files(tmp_path / name)]
+
+    expected = written("by_record", lambda w: [w.add(r) for r in rows])
+    assert len(expected) > 1  # the size cap splits the config: shard boundaries are compared too
+    rng = np.random.default_rng(5)
+    for attempt in range(4):
+        sizes = rng.integers(1, 40, len(rows))  # pieces smaller and larger than a batch
+        pieces, start = [], 0
+        for size in sizes:
+            if start >= len(rows):
+                break
+            pieces.append(records_to_batch(rows[start : start + int(size)], schema, "test"))
+            start += int(size)
+        assert written(f"by_piece_{attempt}", lambda w, pieces=pieces: [w.add_rows(p) for p in pieces]) == expected
+
+
+def test_labelled_rect_reads_column_major_maps_like_row_major_ones() -> None:
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        labels = np.zeros((48, 64), np.uint8)
+        x, y = int(rng.integers(0, 64)), int(rng.integers(0, 48))
+        labels[y : y + int(rng.integers(1, 20)), x : x + int(rng.integers(1, 30))] = int(rng.integers(1, 8))
+        fortran = np.asfortranarray(labels)  # what scipy.io.loadmat returns
+        assert fortran.flags.f_contiguous and not fortran.flags.c_contiguous
+        assert labelled_rect(fortran) == labelled_rect(labels)
+        assert regions_of(fortran) == regions_of(labels)
+    assert labelled_rect(np.zeros((4, 5), np.uint8, order="F"))[2:] == (0, 0)

@@ -10,17 +10,20 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 from tqdm import tqdm
 
 from groundbench.atomic import atomic_dir
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
-from groundbench.converters.umd.splits import ToolSplits, read_splits
+from groundbench.converters.umd.splits import Splits, ToolSplits, read_splits
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import ManifestEntry, write_manifest
-from groundbench.parallel import ordered_map, worker_count
-from groundbench.shards import ShardWriter
+from groundbench.parallel import chunks, ordered_map, worker_count
+from groundbench.paths import relative_to
+from groundbench.schemas.features import arrow_schema
+from groundbench.shards import ShardWriter, records_to_batch
 
 CONFIGS = ("bulk_umd", "curated_umd")
 
@@ -30,6 +33,7 @@ class UmdParams:
     audit: Path
     workers: int = 0
     window: int = 512
+    frames_per_task: int = 32
     max_image_pixels: int = 64_000_000
     max_shard_bytes: int = 256 * 1024 * 1024
     rows_per_batch: int = 256
@@ -54,10 +58,36 @@ def convert_item(
     """The bulk records of one frame: a pure function of the frame's own files (the unit to distribute).
 
     ``frame`` comes from :func:`find_frames`, ``splits`` from ``read_splits(tools_root.parent, root).of(tool)``.
-    ``convert_umd`` runs the same two steps, :func:`parse_frame` in its workers and :func:`bulk_records` in
-    the writer, so the parsed label maps never cross a process boundary.
+    ``convert_umd`` runs the same two steps in its workers (:func:`convert_frames`), a run of frames at a time.
     """
     return bulk_records(parse_frame(root, frame, max_image_pixels), splits)
+
+
+@dataclass(frozen=True)
+class FramesResult:
+    """A run of consecutive frames: their bulk rows as one Arrow batch, and what the writer keeps per frame."""
+
+    rows: pa.RecordBatch
+    manifest: tuple[ManifestEntry, ...]
+    candidates: tuple[Candidate, ...]
+
+
+def convert_frames(root: Path, splits: Splits, max_image_pixels: int, frames: list[Frame]) -> FramesResult:
+    """:func:`convert_item` for consecutive frames, rows already in Arrow.
+
+    Building the Arrow rows here, in the worker, keeps the one writing process from doing the
+    per-row work for every core; the writer only re-cuts batches and writes bytes.
+    """
+    records: list[dict[str, object]] = []
+    manifest, candidates = [], []
+    for frame in frames:
+        parsed = parse_frame(root, frame, max_image_pixels)
+        records += bulk_records(parsed, splits.of(frame.tool))
+        if parsed.regions:
+            manifest.append(manifest_entry(parsed))
+        candidates.append(Candidate(frame, parsed.hand_labelled, parsed.area_of("grasp")))
+    rows = records_to_batch(records, arrow_schema(), relative_to(root, frames[0].label.parent))
+    return FramesResult(rows, tuple(manifest), tuple(candidates))
 
 
 def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override: int | None, audit_path: Path) -> Frame:
@@ -87,21 +117,25 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
                 params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree"
             )
     workers = worker_count(params.workers)
-    parse = functools.partial(parse_frame, root, max_pixels=params.max_image_pixels)
+    convert = functools.partial(convert_frames, root, splits, params.max_image_pixels)
+    # Work travels in runs of frames (fewer, larger messages); add_rows re-cuts the batches, so the
+    # shards are the same whatever the run length or the number of workers.
+    runs = list(chunks(frames, params.frames_per_task))
     candidates: dict[str, list[Candidate]] = {}
     manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
     counts = {}
     with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch) as bulk:
-            parsed_frames = ordered_map(parse, frames, workers, params.window)
-            for parsed in tqdm(parsed_frames, total=len(frames), desc="umd frames", unit="frame", disable=not progress):
-                for record in bulk_records(parsed, splits.of(parsed.frame.tool)):
-                    bulk.add(record)
-                if parsed.regions:
-                    manifests["bulk_umd"][parsed.source_sha256[0]] = manifest_entry(parsed)
-                candidates.setdefault(parsed.frame.tool, []).append(
-                    Candidate(parsed.frame, parsed.hand_labelled, parsed.area_of("grasp"))
-                )
+        with (
+            ShardWriter(tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch) as bulk,
+            tqdm(total=len(frames), desc="umd frames", unit="frame", disable=not progress) as bar,
+        ):
+            for result in ordered_map(convert, runs, workers, max(1, params.window // params.frames_per_task)):
+                bulk.add_rows(result.rows)
+                for entry in result.manifest:
+                    manifests["bulk_umd"][entry.sha256] = entry
+                for candidate in result.candidates:
+                    candidates.setdefault(candidate.frame.tool, []).append(candidate)
+                bar.update(len(result.candidates))
         counts["bulk_umd"] = bulk.rows
         with ShardWriter(tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch) as curated:
             for entry in audit.entries:

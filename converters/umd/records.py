@@ -10,7 +10,7 @@ import numpy as np
 from groundbench.converters.umd import CONVERTER, CONVERTER_VERSION
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import Frame
-from groundbench.converters.umd.regions import Region, regions_of, secondary_actions, tight_box
+from groundbench.converters.umd.regions import Region, labelled_rect, object_box, regions_of, secondary_actions
 from groundbench.converters.umd.splits import ToolSplits
 from groundbench.errors import GroundBenchError
 from groundbench.images import ImageInfo, inspect_image
@@ -74,6 +74,7 @@ def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = Fa
     label = parse_label(label_bytes, label_rel, shape)
     paths.append(label_rel)
     hashes.append(sha256_bytes(label_bytes))
+    rect = labelled_rect(label.labels)  # the object's box, shared by regions_of and the record
     secondary: dict[str, tuple[str, ...]] = {}
     if frame.rank is not None:
         rank_bytes = frame.rank.read_bytes()
@@ -91,8 +92,8 @@ def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = Fa
         source_paths=tuple(paths),
         source_sha256=tuple(hashes),
         gt_type=label.gt_type,
-        regions=tuple(regions_of(label.labels)),
-        object_box=tight_box(label.labels > 0),
+        regions=tuple(regions_of(label.labels, rect)),
+        object_box=object_box(rect),
         secondary=secondary,
     )
 

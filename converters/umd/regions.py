@@ -24,10 +24,7 @@ class Region:
 
 def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
     """[min col, min row, max col + 1, max row + 1] of the non-zero pixels; None when there are none."""
-    x, y, w, h = cv2.boundingRect(mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8, copy=False))
-    if w == 0 or h == 0:
-        return None
-    return (float(x), float(y), float(x + w), float(y + h))
+    return object_box(labelled_rect(mask))
 
 
 def interior_point(mask: np.ndarray, centroid: tuple[float, float] | None = None) -> tuple[float, float]:
@@ -102,12 +99,31 @@ def region_of(mask: np.ndarray, label_id: int, area: int, offset: tuple[int, int
     )
 
 
-def regions_of(labels: np.ndarray) -> list[Region]:
-    """Every affordance present in the map, ordered by action name (the example-id order)."""
+def labelled_rect(labels: np.ndarray) -> tuple[int, int, int, int]:
+    """(x, y, w, h) of the labelled (non-zero) pixels; w = h = 0 when there are none."""
+    if labels.flags.f_contiguous and not labels.flags.c_contiguous:
+        # loadmat gives column-major maps: their transpose is row-major, so OpenCV needs no copy.
+        y, x, h, w = cv2.boundingRect((labels.T > 0).view(np.uint8))
+    else:
+        x, y, w, h = cv2.boundingRect(np.ascontiguousarray(labels > 0).view(np.uint8))
+    return x, y, w, h
+
+
+def object_box(rect: tuple[int, int, int, int]) -> tuple[float, float, float, float] | None:
+    """A :func:`labelled_rect` as a tight box on the pixel-edge plane; None when nothing is labelled."""
+    x, y, w, h = rect
+    return None if w == 0 or h == 0 else (float(x), float(y), float(x + w), float(y + h))
+
+
+def regions_of(labels: np.ndarray, rect: tuple[int, int, int, int] | None = None) -> list[Region]:
+    """Every affordance present in the map, ordered by action name (the example-id order).
+
+    ``rect`` is the map's :func:`labelled_rect` when the caller has it already.
+    """
     # Work on the object's bounding box only: every labelled pixel lies inside it, and a tool covers
-    # a small part of the frame. The copy is C-contiguous (loadmat returns column-major arrays, which
-    # OpenCV would otherwise copy again for every label).
-    x, y, w, h = cv2.boundingRect(np.ascontiguousarray(labels > 0).view(np.uint8))
+    # a small part of the frame. The crop is copied C-contiguous (loadmat returns column-major
+    # arrays, which OpenCV would otherwise copy again for every label).
+    x, y, w, h = labelled_rect(labels) if rect is None else rect
     if w == 0 or h == 0:
         return []
     crop = np.ascontiguousarray(labels[y : y + h, x : x + w])
