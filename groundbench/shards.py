@@ -8,7 +8,7 @@ bounded by one batch whatever the config's size.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -37,8 +37,10 @@ class ShardWriter:
         rows_per_batch: int,
         schema: pa.Schema | None = None,
         key: str = "example_id",
+        complete: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
     ) -> None:
         self.folder = folder
+        self.complete = complete  # applied to each batch cut from add_rows' rows just before it is written
         self.max_shard_bytes = max_shard_bytes
         self.rows_per_batch = rows_per_batch
         self.schema = arrow_schema() if schema is None else schema
@@ -80,7 +82,8 @@ class ShardWriter:
         """Append rows built elsewhere (e.g. in a worker process) as Arrow, any number at a time.
 
         They are cut into the same ``rows_per_batch`` batches as :meth:`add` would make, so the
-        shards do not depend on how the rows were grouped on their way here.
+        shards do not depend on how the rows were grouped on their way here. Each cut batch goes
+        through ``complete`` (if given) before it is written.
         """
         if self._buffer:
             raise ValueError("add_rows after add: use one of them per writer")
@@ -94,7 +97,10 @@ class ShardWriter:
             head, rest = table.slice(0, self.rows_per_batch), table.slice(self.rows_per_batch)
             self._pieces = rest.to_batches()  # zero-copy views; copied once, when written
             self._piece_rows = rest.num_rows
-            self._write_batch(_one_batch(head))
+            self._write_batch(self._completed(_one_batch(head)))
+
+    def _completed(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        return batch if self.complete is None else self.complete(batch)
 
     def _check_order(self, batch: pa.RecordBatch) -> None:
         for example_id in batch.column(self.key).to_pylist():
@@ -106,7 +112,7 @@ class ShardWriter:
         if self._pieces:
             table = pa.Table.from_batches(self._pieces, schema=self.schema)
             self._pieces, self._piece_rows = [], 0
-            self._write_batch(_one_batch(table))
+            self._write_batch(self._completed(_one_batch(table)))
         if not self._buffer:
             return
         batch = records_to_batch(self._buffer, self.schema, self.folder)

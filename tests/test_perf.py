@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,9 +15,11 @@ from PIL import Image
 
 from groundbench import verify as verify_module
 from groundbench.converters.gapartnet import records
-from groundbench.converters.umd.convert import convert_item, find_frames
+from groundbench.converters.umd.convert import convert_frames, convert_item, find_frames
 from groundbench.converters.umd.regions import interior_point, labelled_rect, regions_of
 from groundbench.converters.umd.splits import read_splits
+from groundbench.embed import image_embedder
+from groundbench.errors import GroundBenchError
 from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
 from groundbench.shards import ShardWriter, read_table, records_to_batch, shard_files
 from tests.conftest import build_all
@@ -169,3 +172,21 @@ def test_labelled_rect_reads_column_major_maps_like_row_major_ones() -> None:
         assert labelled_rect(fortran) == labelled_rect(labels)
         assert regions_of(fortran) == regions_of(labels)
     assert labelled_rect(np.zeros((4, 5), np.uint8, order="F"))[2:] == (0, 0)
+
+
+def test_umd_rows_embed_the_jpeg_the_worker_hashed_and_refuse_a_changed_one(project: Path, tmp_path: Path) -> None:
+    build_all(project)
+    root = Path(yaml.safe_load((project / "params.yaml").read_text())["sources"]["umd"])
+    tools_root, frames = find_frames(root)
+    splits = read_splits(tools_root.parent, root)
+    result = convert_frames(root, splits, 64_000_000, frames[:3])
+    assert result.rows.column("image").field("bytes").null_count == result.rows.num_rows  # no bytes in transit
+    embedded = image_embedder(root)(result.rows)
+    expected = [row for frame in frames[:3] for row in convert_item(root, frame, splits.of(frame.tool))]
+    assert embedded.column("image").to_pylist() == [row["image"] for row in expected]
+    copy = tmp_path / "umd"
+    shutil.copytree(root, copy)
+    changed = copy / Path(expected[0]["provenance"]["source_paths"][0])
+    changed.write_bytes(changed.read_bytes() + b"\0")
+    with pytest.raises(GroundBenchError, match="changed while the conversion was running"):
+        image_embedder(copy)(result.rows)

@@ -18,6 +18,7 @@ from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
 from groundbench.converters.umd.splits import Splits, ToolSplits, read_splits
+from groundbench.embed import image_embedder, without_image_bytes
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import ManifestEntry, write_manifest
 from groundbench.parallel import chunks, ordered_map, worker_count
@@ -76,7 +77,7 @@ def convert_frames(root: Path, splits: Splits, max_image_pixels: int, frames: li
     """:func:`convert_item` for consecutive frames, rows already in Arrow.
 
     Building the Arrow rows here, in the worker, keeps the one writing process from doing the
-    per-row work for every core; the writer only re-cuts batches and writes bytes.
+    per-row work for every core; the writer only re-cuts batches, embeds the JPEGs and writes.
     """
     records: list[dict[str, object]] = []
     manifest, candidates = [], []
@@ -86,7 +87,10 @@ def convert_frames(root: Path, splits: Splits, max_image_pixels: int, frames: li
         if parsed.regions:
             manifest.append(manifest_entry(parsed))
         candidates.append(Candidate(frame, parsed.hand_labelled, parsed.area_of("grasp")))
-    rows = records_to_batch(records, arrow_schema(), relative_to(root, frames[0].label.parent))
+    # The JPEG bytes stay behind: the writer embeds them from the file (groundbench.embed).
+    rows = records_to_batch(
+        [without_image_bytes(r) for r in records], arrow_schema(), relative_to(root, frames[0].label.parent)
+    )
     return FramesResult(rows, tuple(manifest), tuple(candidates))
 
 
@@ -126,7 +130,9 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
     counts = {}
     with atomic_dir(out) as tmp:
         with (
-            ShardWriter(tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch) as bulk,
+            ShardWriter(
+                tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch, complete=image_embedder(root)
+            ) as bulk,
             tqdm(total=len(frames), desc="umd frames", unit="frame", disable=not progress) as bar,
         ):
             for result in ordered_map(convert, runs, workers, max(1, params.window // params.frames_per_task)):
