@@ -1,0 +1,55 @@
+"""The one benchmark command runs end to end at a tiny scale and its table and JSON say the same thing.
+
+The figures themselves are not asserted (timing belongs to the benchmark, not to tests); what is
+asserted is that every measurement the issue asks for is made on the same data: the conversion and
+the obvious way write the same rows, verify finds every file intact, and every target is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import REPO
+
+TARGETS = (
+    "umd: conversion vs floor",
+    "gapartnet: ahead of the obvious way",
+    "gui: conversion vs floor",
+    "peak RSS, every config/stage",
+    "verify vs sha256sum, per core",
+    "verify uses both cores",
+)
+
+
+def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path) -> None:
+    results = tmp_path / "run.json"
+    command = [
+        sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "0.001", "--gapartnet-size", "160x120",
+        "--skip", "dvc", "--workdir", str(tmp_path), "--json", str(results),
+    ]  # fmt: skip
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "GroundBench pipeline benchmark" in done.stdout and "targets" in done.stdout
+    report = json.loads(results.read_text())
+
+    bulk = {"umd": "bulk_umd", "gapartnet": "bulk_gapartnet"}
+    for source, section in report["converters"].items():
+        for measurement in ("floor", "floor_write", "conversion", "obvious"):
+            assert section[measurement]["wall_s"] > 0 and section[measurement]["peak_rss_bytes"] > 0
+        converted = section["conversion"]["result"]
+        # the obvious way writes the same records: UMD/GAPartNet bulk rows, every GUI row
+        rows = converted[bulk[source]] if source in bulk else sum(converted.values())
+        assert rows > 0 and section["obvious"]["result"]["rows"] == rows
+    assert set(report["converters"]) == {"umd", "gapartnet", "gui"}
+
+    verify = report["verify"]["verify"]["result"]
+    assert verify["mismatches"] == 0 and verify["images"] > 0 and verify["hashed_bytes"] > 0
+    assert report["load"]["cold"]["result"]["rows"] == report["converters"]["umd"]["conversion"]["result"]["bulk_umd"]
+
+    targets = {t["target"]: t for t in report["targets"]}
+    for name in TARGETS:
+        assert isinstance(targets[name]["met"], bool) and targets[name]["measured"]
+        assert name in done.stdout
