@@ -25,6 +25,17 @@ def without_image_bytes(record: dict[str, object]) -> dict[str, object]:
     return {**record, "image": {**image, "bytes": None}}
 
 
+def read_unchanged(path: Path, rel: str, sha256: str) -> bytes:
+    """A source file read a second time, which must still hash to what the first read recorded."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GroundBenchError(rel, "image", f"expected a readable file ({exc})") from exc
+    if sha256_bytes(data) != sha256:
+        raise GroundBenchError(rel, "image", "changed while the conversion was running")
+    return data
+
+
 def image_embedder(root: Path) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
     """A function filling a batch's ``image.bytes`` from ``root / provenance.source_paths[0]``."""
 
@@ -36,13 +47,7 @@ def image_embedder(root: Path) -> Callable[[pa.RecordBatch], pa.RecordBatch]:
         for rel, sha in zip(sources, hashes, strict=True):
             if rel not in read:
                 read.clear()
-                try:
-                    data = (root / rel).read_bytes()
-                except OSError as exc:
-                    raise GroundBenchError(rel, "image", f"expected a readable file ({exc.strerror})") from exc
-                if sha256_bytes(data) != sha:
-                    raise GroundBenchError(rel, "image", "changed while the conversion was running")
-                read[rel] = data
+                read[rel] = read_unchanged(root / rel, rel, sha)
             datas.append(read[rel])
         index = batch.schema.get_field_index("image")
         image = batch.column(index)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, sha256_bytes
+from groundbench.embed import read_unchanged
+from groundbench.manifests import ManifestEntry
 
 
 @dataclass(frozen=True)
@@ -85,11 +85,5 @@ class OrderedRelease:
 
     def _read_again(self, item: ItemResult) -> bytes:
         if self._reread is None or self._reread[0] != item.path:
-            try:
-                data = item.path.read_bytes()
-            except OSError as exc:
-                raise GroundBenchError(item.rel, "image", f"expected a readable file ({exc})") from exc
-            if sha256_bytes(data) != item.manifest.sha256:
-                raise GroundBenchError(item.rel, "image", "changed while the conversion was running")
-            self._reread = (item.path, data)
+            self._reread = (item.path, read_unchanged(item.path, item.rel, item.manifest.sha256))
         return self._reread[1]
