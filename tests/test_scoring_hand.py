@@ -41,9 +41,8 @@ import pytest
 import yaml
 
 from groundbench.schemas.conditions import ALL_CONDITIONS
-from groundbench.schemas.features import arrow_schema, new_record
+from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
-from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring.gate import card_key
 from groundbench.scoring.gui_rules import coverage_precision
 from groundbench.scoring.metrics import box_iou, cluster_bootstrap, free_form_actions, selected_parts
