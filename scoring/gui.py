@@ -69,8 +69,9 @@ def rescaled_record(record: Mapping[str, Any] | None, row: Row, frame: float) ->
 def target_type(row: Row) -> str:
     """The source's data_type, else ui_type, else element_type (as the card), else the target part's category."""
     gui = (row.get("extras") or {}).get("gui") or {}
-    part = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), {})
-    return str(gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or part.get("category") or "unknown")
+    part: Mapping[str, Any] = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), {})
+    kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or part.get("category")
+    return str(kind or "unknown")
 
 
 def _gui_field(name: str) -> Callable[[Row], str | None]:
