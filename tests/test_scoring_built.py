@@ -578,3 +578,24 @@ def test_gui_labels_are_text_not_rich_markup(built: Path, tmp_path: Path, capsys
     kinds = {r["extras"]["gui"]["data_type"] for r in rows if r["extras"]["gui"]["data_type"]}
     assert kinds and all(f"[{kind}]" in stdout for kind in kinds)
     assert "[bold]m[/bold]" in stdout
+
+
+def test_bulk_umd_task_free_conditions_hold_one_row_per_frame(built: Path) -> None:
+    """The same image and task-free prompt are never scored against two hidden targets."""
+    rows = read_table(built / SHARDS / "bulk_umd").drop_columns(["image"]).to_pylist()
+    frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        frames[row["image_sha256"]].append(row)
+    assert any(len(members) > 1 for members in frames.values())
+    for members in frames.values():
+        for condition in ("image_only", "object_named"):
+            keepers = [r for r in members if condition in r["conditions"]]
+            assert len(keepers) == 1, [r["example_id"] for r in members]
+            actions = {r["target_action"] for r in members}
+            # the grasp region's row where the frame has one, else the first by example id
+            expected = "grasp" if "grasp" in actions else min(r["example_id"] for r in members).rsplit("/", 1)[1]
+            assert keepers[0]["target_action"] == expected
+        for row in members:  # the targeted conditions stay valid on every row
+            assert {"part_named", "localization_only", "localization_shown", "mechanics_shown"} <= set(
+                row["conditions"]
+            )

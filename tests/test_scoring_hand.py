@@ -46,7 +46,7 @@ from groundbench.scoring.baselines import bake_row_baselines, config_baselines
 from groundbench.scoring.gate import card_key
 from groundbench.scoring.gui_rules import coverage_precision
 from groundbench.scoring.metrics import box_iou, cluster_bootstrap, free_form_actions, selected_parts
-from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, parse_response
+from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, has_answer_fields, parse_response, settle
 from groundbench.scoring.sanity import sanity
 from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
@@ -400,6 +400,13 @@ def test_parse_strict_lenient_malformed_and_vocabulary() -> None:
     assert oov.action == "none" and oov.out_of_vocabulary
     assert parse_response('{"action": "Lift_Vertical"}').action == "lift-vertical"
     assert parse_response('{"point": [1, "2"]}').point is None  # malformed fields are simply absent
+    # --strict (seed 001's gate): no lenient recovery at all
+    assert parse_response('```json\n{"action": "push"}\n```', strict_only=True).status == MALFORMED
+    assert parse_response(' {"action": "push"} ', strict_only=True).status == STRICT
+    # a bare object without a usable answer is malformed, not strict
+    bare = parse_response('{"answer": "top left"}')
+    assert settle(bare, has_answer_fields(bare)).status == MALFORMED
+    assert settle(oov, has_answer_fields(oov)).status == STRICT  # an action was given (out of vocabulary)
 
 
 def test_image_only_task_free(scored: dict) -> None:
