@@ -1,9 +1,12 @@
 """The paper's metrics (sections 3.1 and 3.3-3.6), per prediction and per (model, config, stratum, condition).
 
 Pure functions: rows and parsed answers in, metric entries out. Every entry carries its ``n``, and
-the baselines of the same rows are printed in the same entry (majority, text-only blind bound and
-its leakage flag; image-centre and object-centre answers at the same tau), so a result is never read
-without the trivial explanation it has to beat.
+the baselines of the same rows are printed in the same entry (majority; text-only blind bound,
+in-sample and leave-one-object-out, with its singleton keys and the paper's section 4.1 leakage
+flag; image-centre, object-centre and best constant answers at the same tau and in the target's
+region), so a result is never read without the trivial explanation it has to beat. The items of a
+group are every expected row (a row without a prediction is a ``missing`` answer: a failure), and
+every rate carries a seeded bootstrap interval resampled by object (``scoring.bootstrap``).
 
 Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part
 category; several parts sharing the category are narrowed by the answer's geometry when geometry
@@ -21,7 +24,9 @@ selection-gated variant differs only for the task-free conditions (paper, Table 
 
 Localization. Distances are from the answer's point (else its box centre) to the target's point,
 divided by the image diagonal; a hit is a distance <= tau, with tau computed by
-``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Where
+``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Beside
+the paper's tau figure, ``localization_in_target_region`` is threshold-free: the point inside the
+target's own region (``scoring.localization``). Where
 the prompt supplied the region, the localization figures measure copying it: they are labelled
 ``measures = echo`` and ``echo_rate`` counts answers reproducing the supplied point or box (every
 coordinate within 0.5 px, so integer rounding of a supplied coordinate still counts as a copy).
