@@ -26,6 +26,8 @@ import numpy as np
 
 Row = Mapping[str, Any]
 EPS = 1e-12  # distances are compared with <=; the candidates lie exactly on rims
+EXACT_LIMIT = 150  # rows up to which the best constant at tau is searched exhaustively
+GRID = 96  # above it, the lattice of candidate constants per axis
 
 
 def target_part(row: Row) -> Mapping[str, Any] | None:
@@ -54,45 +56,73 @@ def _target_offsets(rows: Sequence[Row]) -> np.ndarray:
     return np.array([offset(r, p) for r, p in zip(rows, points, strict=True) if p is not None], dtype=np.float64)
 
 
-def best_constant_at_tau(rows: Sequence[Row], tau: float | None) -> tuple[int, tuple[float, float] | None]:
-    """(targets within tau, offset) of the constant point that lands within ``tau`` of the most target points.
-
-    Candidates: every target point, every intersection of two radius-tau circles around target points
-    (an optimal disc can be moved until two targets sit on its rim), and every midpoint of two targets
-    at most 2 tau apart, each also re-centred once on the mean of the targets it covers. Counting
-    prefers candidates that cover their targets with room to spare, so the constant keeps its hits
-    when it is turned back into pixels and scored like a model's answer (:func:`hits_at_tau`).
-    Cost: O(n^3) for n rows.
-    """
-    targets = _target_offsets(rows)
-    if tau is None or not len(targets):
-        return 0, None
+def _count_best(points: np.ndarray, targets: np.ndarray, tau: float) -> tuple[tuple[int, int], np.ndarray]:
+    """The candidate covering the most targets (ties: the most with room to spare), and its (loose, tight) counts."""
     best: tuple[int, int] = (-1, -1)
-    where = (float(targets[0][0]), float(targets[0][1]))
-    loose, tight = tau + EPS, tau - 1e-9
+    where = points[0]
+    for start in range(0, len(points), 2048):
+        chunk = points[start : start + 2048]
+        gaps = np.hypot(*(chunk[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
+        loose, tight = (gaps <= tau + EPS).sum(axis=1), (gaps <= tau - 1e-9).sum(axis=1)
+        k = int((loose * (len(targets) + 1) + tight).argmax())
+        if (int(loose[k]), int(tight[k])) > best:
+            best, where = (int(loose[k]), int(tight[k])), chunk[k]
+    return best, where
+
+
+def _centroids(points: np.ndarray, targets: np.ndarray, tau: float) -> np.ndarray:
+    gaps = np.hypot(*(points[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
+    covered = gaps <= tau + EPS
+    return (covered[:, :, None] * targets[None, :, :]).sum(axis=1) / np.maximum(covered.sum(axis=1), 1)[:, None]
+
+
+def _exact_candidates(targets: np.ndarray, tau: float) -> np.ndarray:
+    """Every target, every midpoint of two targets at most 2 tau apart and both intersections of their circles."""
+    out = [targets]
     for anchor in targets:
-        candidates = [anchor[None, :]]
         delta = targets - anchor
         dist = np.hypot(delta[:, 0], delta[:, 1])
         near = (dist > 0) & (dist <= 2 * tau)
         if near.any():
-            half = dist[near] / 2.0
             mid = anchor + delta[near] / 2.0
-            h = np.sqrt(np.maximum(tau * tau - half * half, 0.0))
+            h = np.sqrt(np.maximum(tau * tau - (dist[near] / 2.0) ** 2, 0.0))
             normal = np.stack([-delta[near][:, 1], delta[near][:, 0]], axis=1) / dist[near][:, None]
-            candidates += [mid, mid + normal * h[:, None], mid - normal * h[:, None]]
-        points = np.concatenate(candidates)
-        gaps = np.hypot(*(points[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
-        covered = gaps <= loose
-        centroids = (covered[:, :, None] * targets[None, :, :]).sum(axis=1) / covered.sum(axis=1)[:, None]
-        points = np.concatenate([points, centroids])
-        gaps = np.hypot(*(points[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
-        score = (gaps <= loose).sum(axis=1) * (len(targets) + 1) + (gaps <= tight).sum(axis=1)
-        k = int(score.argmax())
-        key = (int((gaps[k] <= loose).sum()), int((gaps[k] <= tight).sum()))
-        if key > best:
-            best, where = key, (float(points[k][0]), float(points[k][1]))
-    return best[0], where
+            out += [mid, mid + normal * h[:, None], mid - normal * h[:, None]]
+    return np.concatenate(out)
+
+
+def _grid_candidates(targets: np.ndarray) -> np.ndarray:
+    """Every target and a GRID x GRID lattice over the targets' bounding box."""
+    xs = np.linspace(targets[:, 0].min(), targets[:, 0].max(), GRID)
+    ys = np.linspace(targets[:, 1].min(), targets[:, 1].max(), GRID)
+    lattice = np.stack(np.meshgrid(xs, ys), axis=-1).reshape(-1, 2)
+    return np.concatenate([targets, lattice])
+
+
+def best_constant_at_tau(rows: Sequence[Row], tau: float | None) -> tuple[int, tuple[float, float] | None]:
+    """(targets within tau, offset) of the constant point that lands within ``tau`` of the most target points.
+
+    Up to ``EXACT_LIMIT`` rows the search is exact: an optimal disc can be moved until two targets sit
+    on its rim (or it is centred on one), so the candidates are every target point, every
+    intersection of two radius-tau circles around targets, and (room to spare) their midpoints, each
+    also re-centred on the mean of the targets it covers. Counting prefers candidates that cover
+    their targets with room to spare, so the constant keeps its hits when it is turned back into
+    pixels and scored like a model's answer (:func:`hits_at_tau`). Cost O(n^3). Above the limit the
+    candidates are the targets and a ``GRID`` x ``GRID`` lattice over them (then re-centred): the
+    figure is then a lower bound of the best constant's rate.
+    """
+    targets = _target_offsets(rows)
+    if tau is None or not len(targets):
+        return 0, None
+    if len(targets) <= EXACT_LIMIT:
+        points = _exact_candidates(targets, tau)
+        (loose, _), where = _count_best(np.concatenate([points, _centroids(points, targets, tau)]), targets, tau)
+    else:
+        (loose, _), where = _count_best(_grid_candidates(targets), targets, tau)
+        (more, _), again = _count_best(_centroids(where[None, :], targets, tau), targets, tau)
+        if more > loose:
+            loose, where = more, again
+    return loose, (float(where[0]), float(where[1]))
 
 
 def hits_at_tau(rows: Sequence[Row], c: Sequence[float] | None, tau: float | None) -> int:
