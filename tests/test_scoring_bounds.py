@@ -19,6 +19,7 @@ Mean offset +32 px; distances from it 112, 108, 102, 88, 106, 128; tau = median 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -163,3 +164,20 @@ def test_every_rate_carries_an_object_clustered_interval(scored_b: dict[str, dic
     # One object: every resample draws it, so the interval collapses onto its rate.
     assert rate_interval([("o", 1.0), ("o", 0.0), ("o", 1.0)], 0, 1000) == (2 / 3, 2 / 3)
     assert rate_interval(outcomes, 5, 200) == rate_interval(outcomes, 5, 200)  # seeded
+
+
+def test_strict_scores_without_any_lenient_recovery(tmp_path: Path) -> None:
+    from groundbench.scoring import score
+    from tests.test_scoring_hand import PREDICTIONS
+
+    folder = _write_folder(tmp_path)
+    lines = [{"model": "m", **p} for p in PREDICTIONS if p["condition"] == "image_only"]
+    normal = {m["metric"]: m for m in score(lines, folder=folder, configs=["hand_curated"], resamples=10).metrics}
+    strict = score(lines, folder=folder, configs=["hand_curated"], strict=True, resamples=10)
+    by_metric = {m["metric"]: m for m in strict.metrics}
+    # r2 (fenced) and r3 (prose around JSON) are lenient recoveries normally, malformed under --strict
+    assert (normal["lenient_recovered_rate"]["count"], normal["malformed_rate"]["count"]) == (2, 1)
+    assert (by_metric["lenient_recovered_rate"]["count"], by_metric["malformed_rate"]["count"]) == (0, 3)
+    # r3 was the only right action (by geometry); without its recovery nothing is right
+    assert (normal["action_accuracy"]["count"], by_metric["action_accuracy"]["count"]) == (1, 0)
+    assert strict.to_dict()["settings"]["strict"] is True
