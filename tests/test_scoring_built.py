@@ -514,8 +514,8 @@ def test_the_gate_refuses_a_wrong_manifest_and_records_what_was_scored(
     assert run_cli(built, "score", str(bad)) == 2
     err = capsys.readouterr().err
     assert "line 3" in err and "manifest_sha256" in err and "0" * 64 in err
-    # a bogus template hash or dataset version is refused the same way
-    for field, value in (("template_sha256", "f" * 64), ("dataset_version", "9.9.9")):
+    # a bogus template hash, dataset version or image hash is refused the same way
+    for field, value in (("template_sha256", "f" * 64), ("dataset_version", "9.9.9"), ("image_sha256", "a" * 64)):
         bogus = [dict(line) for line in lines]
         bogus[0][field] = value
         assert run_cli(built, "score", str(_write(tmp_path / "bogus.jsonl", bogus))) == 2
