@@ -175,21 +175,29 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
     for (config, stratum, condition), b in sorted(cells.items()):
         if "center_click" in b:
             c = b["center_click"]
-            dashes = " — |" * 6
+            dashes = " — |" * 10
             lines.append(
                 f"| `{config}` | {stratum} | {condition} | {c['n']} |{dashes} center click {_number(c['value'])} |"
             )
             continue
         bound = b["text_only_blind_bound"]
         keys = ", ".join(bound["supplied_keys"]) or "(none)"
+
+        def value(name: str, cell: Mapping[str, Mapping[str, Any]] = b) -> str:
+            return _number(cell[name]["value"]) if name in cell else "—"
+
+        region = " / ".join(value(f"{n}_in_target_region") for n in ("image_center", "object_center", "best_constant"))
+        singletons = b["singleton_keys"]["detail"] if "singleton_keys" in b else "—"
         lines.append(
             f"| `{config}` | {stratum} | {condition} | {bound['n']} "
             f"| {_number(b['majority_action']['value'])} ({b['majority_action']['detail']}) "
-            f"| {_number(bound['value'])} | {'**yes**' if bound['leakage'] else 'no'} "
-            f"| {_number(b['localization_tau']['value'])} | {_number(b['image_center_hit_rate_at_tau']['value'])} "
-            f"| {_number(b['object_center_hit_rate_at_tau']['value'])} | {keys} |"
+            f"| {_number(bound['value'])} | {value('text_only_blind_bound_loo')} | {singletons} "
+            f"| {'**yes**' if bound['leakage'] else 'no'} "
+            f"| {value('localization_tau')} | {value('image_center_hit_rate_at_tau')} "
+            f"| {value('object_center_hit_rate_at_tau')} | {value('best_constant_hit_rate_at_tau')} "
+            f"| {region} | {keys} |"
         )
-    return _text("baselines.md").strip().format(rows=_rows(lines, 11))
+    return _text("baselines.md").strip().format(rows=_rows(lines, 15))
 
 
 def render_body(facts: DatasetFacts) -> str:

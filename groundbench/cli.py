@@ -276,9 +276,22 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.predictions is None:
         console.print("error: give a PREDICTIONS file, or --sanity CONFIG")
         return 2
-    return run_score(
-        _data_folder(args), Path(args.predictions), args.json, args.csv, args.seed, args.resamples, out, console
-    )
+    options = {
+        "configs": args.config or None,
+        "strict": args.strict,
+        "subset": args.subset,
+        "allow_gate_mismatch": args.allow_gate_mismatch,
+        "seed": args.seed,
+        "resamples": args.resamples,
+    }
+    outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
+    return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from groundbench.scoring.run import run_compare
+
+    return run_compare(_data_folder(args), Path(args.a), Path(args.b), args.seed, args.resamples, args.json, out)
 
 
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
@@ -520,13 +533,38 @@ def build_parser() -> argparse.ArgumentParser:
         "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
     )
     p.add_argument("predictions", nargs="?", help="predictions JSONL")
-    p.add_argument("--json", type=Path, help='write {"metrics": [...], "predictions": [...]} here')
-    p.add_argument("--csv", type=Path, help="write the metrics as CSV here")
+    p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
+    p.add_argument("--csv", type=Path, help="write the metrics as CSV here (with the gate columns)")
+    p.add_argument("--missing", type=Path, help="write the expected rows without a prediction here (JSONL)")
+    p.add_argument("--strict", action="store_true", help="no lenient recovery: only bare JSON objects parse")
     p.add_argument(
-        "--sanity", metavar="CONFIG", help="run oracle/constant/echo emitters on CONFIG; exit 1 on deviation"
+        "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
+    )
+    p.add_argument(
+        "--allow-gate-mismatch",
+        action="store_true",
+        help="score lines whose dataset_version / manifest_sha256 / template_sha256 differ (banner; recorded)",
+    )
+    p.add_argument("--config", action="append", help="score against these configs only (repeatable)")
+    p.add_argument(
+        "--sanity",
+        metavar="CONFIG",
+        help="run oracle/constant/centre-click/best-constant/coverage/echo emitters on CONFIG; exit 1 on deviation",
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "compare",
+        cmd_compare,
+        "Paired difference between two predictions files on the same rows (missing = failure), with a seeded "
+        "bootstrap interval resampled by object (screenshot for GUI).",
+    )
+    p.add_argument("a", help="predictions JSONL of model A")
+    p.add_argument("b", help="predictions JSONL of model B")
+    p.add_argument("--json", type=Path, help="write the differences as JSON here")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
         "check-card",

@@ -28,6 +28,7 @@ from groundbench.facts import BaselinesCard, ConfigCard, DatasetFacts, FactsMeta
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
 from groundbench.schemas.features import FEATURES, arrow_schema
+from groundbench.scoring.gate import card_key
 from groundbench.shards import SPLIT, open_shard, shard_files
 
 
@@ -94,6 +95,9 @@ def card_data(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default
 
 def card_text(facts: DatasetFacts) -> str:
     data = card_data(facts.published, facts.default, facts.version)
+    # The scoring gate (groundbench.scoring.gate.folder_gate) reads this key from the published folder alone.
+    manifests = {c.name: c.manifest_sha256 for c in facts.configs}
+    data.groundbench = card_key(facts.format_version, facts.version, manifests)  # type: ignore[attr-defined]
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{render_body(facts)}"))
 
 

@@ -15,13 +15,25 @@ Per (config, stratum, condition), over the rows being scored (not excluded, cond
   object category; target part id and category; joint type), and add up the largest action count
   of every group, divided by N. Coordinates and axes are never keys: they are unique numbers, and a
   lookup on them would only memorise the data. With no keys (image_only) it is the majority share.
-  ``leakage`` is true exactly when the bound is 1.00 (every key determines the action), computed
-  over these rows, never asserted.
-- ``localization_tau``: the data-derived hit threshold (below), with ``image_center_hit_rate_at_tau``
-  and ``object_center_hit_rate_at_tau`` (constant answers: the image centre, the object's box
-  centre) and the mean distances of both constant answers.
-- GUI suites (``condition = gui``): ``center_click``, the success rate of clicking the image centre
-  (a point, scored point-in-box with edges included, on every row whatever its answer type).
+  In-sample, it also rewards keys seen once (a lookup memorises them), so beside it:
+- ``text_only_blind_bound_loo``: the leave-one-object-out bound, what a text-only lookup learns on
+  the *other* objects and scores on the held-out one (a key never seen elsewhere falls back to the
+  other objects' majority action), and ``singleton_keys``: keys that occur on one row only (value =
+  their count, ``detail`` = "singletons/keys"). A high in-sample bound with many singletons and a
+  low leave-one-object-out bound is a small-sample artefact, not leakage.
+  ``leakage`` (on the in-sample bound's row) follows the GroundBench paper, section 4.1: a condition
+  that hands the model the target part's category leaks when, over the rows being scored, every
+  target category maps to one action (the category string determines the answer without the
+  image); a condition that does not reveal that category never leaks this way. Computed, never asserted.
+- ``localization_tau``: the data-derived hit threshold (below), with ``image_center_hit_rate_at_tau``,
+  ``object_center_hit_rate_at_tau`` and ``best_constant_hit_rate_at_tau`` (constant answers: the
+  image centre, the object's box centre, and the one constant point that hits the most targets at
+  tau, ``scoring.localization``) and the mean distances of the first two.
+- ``*_in_target_region``: the threshold-free figure, the same three constant answers' points inside
+  the target's own region (its box: the rows carry no masks).
+- GUI suites (``condition = gui``): ``center_click``, the success rate of a point at the frame's
+  centre scored by the row's own official rule (``scoring.gui_rules.centre_click_hit``: box-answer
+  rows need a box, so a click never solves them).
 
 tau. Each target centre is taken as its offset from its own image centre in units of its own image
 diagonal, o_i = ((x_i - W_i/2) / d_i, (y_i - H_i/2) / d_i); with m the mean offset,
@@ -45,7 +57,15 @@ import pyarrow as pa
 
 from groundbench.schemas.features import FEATURES
 from groundbench.schemas.vocab import NO_ACTION
-from groundbench.scoring.conditions import GUI, conditions_of, row_allows, supplied_keys
+from groundbench.scoring.conditions import GUI, conditions_of, row_allows, supplied_keys, supplies_identity
+from groundbench.scoring.gui_rules import centre_click_hit
+from groundbench.scoring.localization import (
+    best_constant_at_tau,
+    best_constant_in_region,
+    constant_point,
+    hits_at_tau,
+    in_target_region,
+)
 
 Row = Mapping[str, Any]
 
@@ -128,6 +148,44 @@ def blind_bound(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
     return sum(max(c.values()) for c in groups.values()), len(rows)
 
 
+def _lookup(rows: Sequence[Row], keys: Sequence[str]) -> tuple[dict[tuple[Any, ...], str], str]:
+    """A text-only lookup learnt on ``rows``: key -> majority action, and the overall majority action."""
+    groups: dict[tuple[Any, ...], list[str]] = defaultdict(list)
+    for row in rows:
+        groups[text_key(row, keys)].append(row["target_action"])
+    return {k: majority(v)[0] for k, v in groups.items()}, majority(r["target_action"] for r in rows)[0]
+
+
+def loo_blind_bound(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
+    """(rows a text-only lookup learnt on the other objects gets right, N), holding out one object at a time."""
+    by_object: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        by_object[str(row["object_id"])].append(row)
+    correct = 0
+    for held_out, members in by_object.items():
+        others = [r for r in rows if str(r["object_id"]) != held_out]
+        table, fallback = _lookup(others, keys)
+        correct += sum(table.get(text_key(r, keys), fallback) == r["target_action"] for r in members)
+    return correct, len(rows)
+
+
+def singleton_keys(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
+    """(keys that occur on exactly one row, distinct keys)."""
+    counts = Counter(text_key(r, keys) for r in rows)
+    return sum(1 for c in counts.values() if c == 1), len(counts)
+
+
+def category_leakage(rows: Sequence[Row], condition: str) -> bool:
+    """Paper section 4.1: the condition reveals the target part's category and, over these rows, every
+    target category has one action (so the category string alone determines the answer)."""
+    if not rows or not supplies_identity(condition):
+        return False
+    actions: dict[Any, set[str]] = defaultdict(set)
+    for row in rows:
+        actions[(target_part(row) or {}).get("category")].add(row["target_action"])
+    return all(len(a) == 1 for a in actions.values())
+
+
 def centre_offset(row: Row) -> tuple[float, float] | None:
     point = target_point(row["parts"], row["target_part_id"])
     if point is None:
@@ -158,8 +216,8 @@ def point_in_box(point: Sequence[float], box: Sequence[float]) -> bool:
 
 
 def center_click_hit(row: Row) -> bool:
-    part = target_part(row)
-    return part is not None and point_in_box((row["width"] / 2.0, row["height"] / 2.0), part["bbox_xyxy"])
+    """The one centre-click definition (``scoring.gui_rules.centre_click_hit``)."""
+    return centre_click_hit(row)
 
 
 def _entry(config: str, stratum: str, condition: str, baseline: str, value: float | None, n: int, **extra: Any) -> dict:
@@ -186,6 +244,8 @@ def condition_baselines(config: str, stratum: str, condition: str, rows: Sequenc
     action, count, n = majority(r["target_action"] for r in rows)
     keys = supplied_keys(condition)
     correct, _ = blind_bound(rows, keys)
+    loo, _ = loo_blind_bound(rows, keys)
+    singletons, distinct = singleton_keys(rows, keys)
     tau = localization_tau(rows)
     image_d = [r["baselines"]["image_center_distance"] for r in rows if r["baselines"]]
     object_d = [
@@ -202,12 +262,34 @@ def condition_baselines(config: str, stratum: str, condition: str, rows: Sequenc
             "text_only_blind_bound",
             rate(correct, n),
             n,
-            leakage=bool(n) and correct == n,
+            leakage=category_leakage(rows, condition),
             supplied_keys=keys,
             detail=f"{correct}/{n}",
         ),
+        _entry(
+            config,
+            stratum,
+            condition,
+            "text_only_blind_bound_loo",
+            rate(loo, n),
+            n,
+            supplied_keys=keys,
+            detail=f"{loo}/{n}",
+        ),
+        _entry(
+            config,
+            stratum,
+            condition,
+            "singleton_keys",
+            float(singletons),
+            n,
+            supplied_keys=keys,
+            detail=f"{singletons}/{distinct}",
+        ),
         _entry(config, stratum, condition, "localization_tau", tau, len(image_d), tau=tau),
     ]
+    for name, value in localization_constants(rows, tau).items():
+        entries.append(_entry(config, stratum, condition, name, rate(value, n), n, tau=tau))
     for name, distances in (("image_center", image_d), ("object_center", object_d)):
         hits = 0 if tau is None else sum(d <= tau for d in distances)
         entries.append(
@@ -224,6 +306,27 @@ def condition_baselines(config: str, stratum: str, condition: str, rows: Sequenc
         mean = sum(distances) / len(distances) if distances else None
         entries.append(_entry(config, stratum, condition, f"{name}_mean_distance", mean, len(distances)))
     return entries
+
+
+def localization_constants(rows: Sequence[Row], tau: float | None) -> dict[str, int]:
+    """Hits of the constant answers that are not baked per row: the best constant at tau, and the three
+    constants (image centre, object-box centre, best constant) inside the target's region."""
+    _, best_c = best_constant_at_tau(rows, tau)
+    _, region_c = best_constant_in_region(rows)
+    image = sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows)
+    objects = sum(in_target_region(r, object_centre(r)) for r in rows)
+    region = 0 if region_c is None else sum(in_target_region(r, constant_point(r, region_c)) for r in rows)
+    return {
+        "best_constant_hit_rate_at_tau": hits_at_tau(rows, best_c, tau),
+        "image_center_in_target_region": image,
+        "object_center_in_target_region": objects,
+        "best_constant_in_target_region": region,
+    }
+
+
+def object_centre(row: Row) -> tuple[float, float] | None:
+    box = row.get("object_bbox_xyxy")
+    return None if not box else ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
 
 
 def scored_rows(rows: Sequence[Row], condition: str) -> list[Row]:

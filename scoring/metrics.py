@@ -1,9 +1,12 @@
 """The paper's metrics (sections 3.1 and 3.3-3.6), per prediction and per (model, config, stratum, condition).
 
 Pure functions: rows and parsed answers in, metric entries out. Every entry carries its ``n``, and
-the baselines of the same rows are printed in the same entry (majority, text-only blind bound and
-its leakage flag; image-centre and object-centre answers at the same tau), so a result is never read
-without the trivial explanation it has to beat.
+the baselines of the same rows are printed in the same entry (majority; text-only blind bound,
+in-sample and leave-one-object-out, with its singleton keys and the paper's section 4.1 leakage
+flag; image-centre, object-centre and best constant answers at the same tau and in the target's
+region), so a result is never read without the trivial explanation it has to beat. The items of a
+group are every expected row (a row without a prediction is a ``missing`` answer: a failure), and
+every rate carries a seeded bootstrap interval resampled by object (``scoring.bootstrap``).
 
 Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part
 category; several parts sharing the category are narrowed by the answer's geometry when geometry
@@ -21,7 +24,9 @@ selection-gated variant differs only for the task-free conditions (paper, Table 
 
 Localization. Distances are from the answer's point (else its box centre) to the target's point,
 divided by the image diagonal; a hit is a distance <= tau, with tau computed by
-``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Where
+``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Beside
+the paper's tau figure, ``localization_in_target_region`` is threshold-free: the point inside the
+target's own region (``scoring.localization``). Where
 the prompt supplied the region, the localization figures measure copying it: they are labelled
 ``measures = echo`` and ``echo_rate`` counts answers reproducing the supplied point or box (every
 coordinate within 0.5 px, so integer rounding of a supplied coordinate still counts as a copy).
@@ -38,20 +43,23 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-import numpy as np
 import yaml
 
 from groundbench.schemas.vocab import NO_ACTION
 from groundbench.scoring.baselines import (
     blind_bound,
-    center_click_hit,
+    category_leakage,
     localization_tau,
+    loo_blind_bound,
     majority,
+    object_centre,
     point_in_box,
     rate,
+    singleton_keys,
     target_part,
     target_point,
 )
+from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
 from groundbench.scoring.conditions import (
     COUNTERFACTUAL,
     FREE_FORM,
@@ -62,20 +70,27 @@ from groundbench.scoring.conditions import (
     supplies_identity,
     supplies_region,
 )
-from groundbench.scoring.parse import Answer
+from groundbench.scoring.gui import POINTERBENCH_CONFIGS, gui_metrics, headline_record
+from groundbench.scoring.gui_rules import judge
+from groundbench.scoring.localization import (
+    best_constant_at_tau,
+    best_constant_in_region,
+    constant_point,
+    hits_at_tau,
+    in_target_region,
+)
+from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, STRICT, Answer
 
 Row = Mapping[str, Any]
 Part = Mapping[str, Any]
 ECHO_TOLERANCE_PX = 0.5
-DEFAULT_COVERAGE_MIN = 0.90  # PointerBench's bbox-answer rule, used when a row carries no thresholds
-DEFAULT_PRECISION_MIN = 0.70
 NOT_MEASURABLE = (
     "not measurable: the prompt supplied the target's identity and region, so the only evidence of a "
     "selection is the supplied box (crediting it scores an echo; withholding credit scores a field the "
     "model had no reason to fill)"
 )
 ECHO_NOTE = "the prompt supplied the region: this measures copying it, not localization"
-DIAGNOSTIC_NOTE = "diagnostic only: coordinates re-read in another frame; never the official figure"
+REGION_NOTE = "threshold-free: the answer's point inside the target's box (rows carry no masks)"
 
 
 @dataclass(frozen=True)
@@ -240,45 +255,9 @@ def free_form_actions(text: str | None) -> set[str]:
 # --- GUI ------------------------------------------------------------------------------------------------------
 
 
-def _rescale(answer: Answer, row: Row, frame: float) -> Answer:
-    sx, sy = row["width"] / frame, row["height"] / frame
-    point = None if answer.point is None else (answer.point[0] * sx, answer.point[1] * sy)
-    box = (
-        None if answer.box is None else (answer.box[0] * sx, answer.box[1] * sy, answer.box[2] * sx, answer.box[3] * sy)
-    )
-    return Answer(status=answer.status, part=answer.part, action=answer.action, point=point, box=box)
-
-
-def box_rule(pred: Sequence[float], truth: Sequence[float], coverage_min: float, precision_min: float) -> bool:
-    """PointerBench: coverage = overlap / truth area >= min, precision = overlap / predicted area >= min."""
-    px0, px1 = sorted((pred[0], pred[2]))
-    py0, py1 = sorted((pred[1], pred[3]))
-    tx0, tx1 = sorted((truth[0], truth[2]))
-    ty0, ty1 = sorted((truth[1], truth[3]))
-    inter = max(0.0, min(px1, tx1) - max(px0, tx0)) * max(0.0, min(py1, ty1) - max(py0, ty0))
-    pred_area, truth_area = (px1 - px0) * (py1 - py0), (tx1 - tx0) * (ty1 - ty0)
-    if pred_area <= 0 or truth_area <= 0:
-        return False
-    return inter / truth_area >= coverage_min and inter / pred_area >= precision_min
-
-
 def gui_success(answer: Answer, row: Row) -> bool:
-    part = target_part(row)
-    if part is None:
-        return False
-    if (row.get("answer_type") or "point") == "box":
-        if answer.box is None:
-            return False
-        rule = row.get("success_rule") or {}
-        coverage = rule.get("coverage_min")
-        precision = rule.get("precision_min")
-        return box_rule(
-            answer.box,
-            part["bbox_xyxy"],
-            DEFAULT_COVERAGE_MIN if coverage is None else coverage,
-            DEFAULT_PRECISION_MIN if precision is None else precision,
-        )
-    return answer.point is not None and point_in_box(answer.point, part["bbox_xyxy"])
+    """The headline verdict on one GUI row (``scoring.gui``: official rule, strict answers only)."""
+    return judge(headline_record(answer), row).success
 
 
 # --- counterfactual / contrast --------------------------------------------------------------------------
@@ -288,25 +267,6 @@ def informative(row: Row) -> bool:
     """A re-ask whose requested action differs from the original target's (both defined)."""
     original, requested = row.get("original_action"), row.get("target_action")
     return original not in (None, NO_ACTION) and requested not in (None, NO_ACTION) and original != requested
-
-
-def cluster_bootstrap(
-    per_object: Sequence[tuple[int, int]], seed: int, resamples: int
-) -> tuple[float | None, float | None]:
-    """95% percentile interval of a pair-weighted rate, resampling objects (not pairs) with replacement.
-
-    ``per_object`` holds (hits, pairs) per object in a fixed (sorted) order; the draw is
-    ``numpy.random.default_rng(seed).integers(0, k, size=(resamples, k))``, each resample's rate is
-    its hits over its pairs, and the interval is ``numpy.percentile(rates, [2.5, 97.5])`` (linear).
-    """
-    if not per_object:
-        return None, None
-    hits = np.array([h for h, _ in per_object], dtype=np.float64)
-    pairs = np.array([n for _, n in per_object], dtype=np.float64)
-    draw = np.random.default_rng(seed).integers(0, len(per_object), size=(resamples, len(per_object)))
-    rates = hits[draw].sum(axis=1) / pairs[draw].sum(axis=1)
-    low, high = np.percentile(rates, [2.5, 97.5])
-    return float(low), float(high)
 
 
 # --- aggregation -------------------------------------------------------------------------------------------
@@ -328,14 +288,45 @@ def _frac(pairs: Iterable[tuple[bool, bool]]) -> tuple[int, int]:
 
 
 def _parse_counts(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict[str, Any]]:
+    """Parse accounting over the expected rows: strict, pre-parsed fields, lenient, malformed, missing."""
     n = len(items)
     statuses = [s.answer.status for s in items]
     return [
-        _entry(head, "strict_parse_rate", sum(st in ("strict", "fields") for st in statuses), n),
-        _entry(head, "lenient_recovered_rate", statuses.count("lenient"), n),
-        _entry(head, "malformed_rate", statuses.count("malformed"), n),
+        _entry(
+            head, "strict_parse_rate", statuses.count(STRICT), n, note="a bare JSON object giving this row's answer"
+        ),
+        _entry(head, "fields_rate", statuses.count(FIELDS), n, note="parsed fields on the line, no raw response"),
+        _entry(head, "lenient_recovered_rate", statuses.count(LENIENT), n),
+        _entry(head, "malformed_rate", statuses.count(MALFORMED), n),
+        _entry(head, "missing_rate", statuses.count(MISSING), n, note="expected rows without a prediction (failures)"),
         _entry(head, "out_of_vocabulary_rate", sum(s.answer.out_of_vocabulary for s in items), n),
     ]
+
+
+def _coverage(head: Mapping[str, Any], items: Sequence[Scored], subset: bool) -> dict[str, Any]:
+    predicted = sum(s.answer.status != MISSING for s in items)
+    note = (
+        "SUBSET: only the predicted rows are scored (explicit flag)"
+        if subset
+        else "predicted / expected (valid, non-excluded rows); every missing row counts as a failure"
+    )
+    return _entry(head, "coverage", predicted, len(items), detail=f"{predicted}/{len(items)}", note=note)
+
+
+def _rated(
+    head: Mapping[str, Any],
+    metric: str,
+    items: Sequence[Scored],
+    hits: Sequence[bool],
+    seed: int,
+    resamples: int,
+    included: Sequence[bool] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A rate over the included items with its bootstrap interval (resampled by object)."""
+    chosen = [i for i in range(len(items)) if included is None or included[i]]
+    low, high = rate_interval(((cluster_of(items[i].row), float(hits[i])) for i in chosen), seed, resamples)
+    return _entry(head, metric, sum(hits[i] for i in chosen), len(chosen), ci_low=low, ci_high=high, **extra)
 
 
 def _object_rows(items: Sequence[Scored], hit: Callable[[Scored], bool]) -> list[tuple[int, int]]:
@@ -379,123 +370,73 @@ def _counterfactual(head: Mapping[str, Any], items: Sequence[Scored], seed: int,
     return out
 
 
-def _gui(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict[str, Any]]:
-    rows = [s.row for s in items]
-    click, n = _frac((True, center_click_hit(r)) for r in rows)
-    hits, _ = _frac((True, gui_success(s.answer, s.row)) for s in items)
-    out = [_entry(head, "gui_success", hits, n, baseline_center_click=rate(click, n))]
-    by_type: dict[str, list[Scored]] = defaultdict(list)
-    for s in items:
-        by_type[str((target_part(s.row) or {}).get("category"))].append(s)
-    for kind, members in sorted(by_type.items()):
-        kind_hits, kind_n = _frac((True, gui_success(s.answer, s.row)) for s in members)
-        kind_click, _ = _frac((True, center_click_hit(s.row)) for s in members)
-        out.append(
-            _entry(
-                head,
-                "gui_success_by_target_type",
-                kind_hits,
-                kind_n,
-                detail=kind,
-                baseline_center_click=rate(kind_click, kind_n),
-            )
-        )
-    for frame, label in ((1000.0, "0_1000"), (1.0, "0_1")):
-        diag, _ = _frac((True, gui_success(_rescale(s.answer, s.row, frame), s.row)) for s in items)
-        out.append(_entry(head, f"gui_success_diagnostic_{label}", diag, n, note=DIAGNOSTIC_NOTE))
-    return out
-
-
-def _free_form(head: Mapping[str, Any], items: Sequence[Scored], columns: Mapping[str, Any]) -> list[dict]:
-    matched = [free_form_actions(s.answer.text) for s in items]
-    hits = sum(s.row["target_action"] in m for s, m in zip(items, matched, strict=True))
+def _free_form(
+    head: Mapping[str, Any], items: Sequence[Scored], columns: Mapping[str, Any], seed: int, resamples: int
+) -> list[dict]:
+    hits = [s.row["target_action"] in free_form_actions(s.answer.text) for s in items]
     return [
-        _entry(
+        _rated(
             head,
             "free_form_action_accuracy",
+            items,
             hits,
-            len(items),
+            seed,
+            resamples,
             **columns,
             note="keyword sets in scoring/keywords.yaml; " + str(keyword_table()["notes"]),
         )
     ]
 
 
-def group_metrics(head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int) -> list[dict]:
-    """Every metric of one (model, config, stratum, condition) group."""
-    condition = str(head["condition"])
-    base = base_condition(condition)
-    out = [] if base == FREE_FORM else _parse_counts(head, items)  # prose has no format to violate
-    if base == GUI:
-        return out + _gui(head, items)
+def _localization(
+    head: Mapping[str, Any], items: Sequence[Scored], condition: str, seed: int, resamples: int
+) -> list[dict[str, Any]]:
     rows = [s.row for s in items]
-    _, maj_count, n = majority(r["target_action"] for r in rows)
-    bound_count, _ = blind_bound(rows, supplied_keys(condition))
-    columns = {
-        "baseline_majority": rate(maj_count, n),
-        "blind_bound": rate(bound_count, n),
-        "leakage": bool(n) and bound_count == n,
-    }
-    if base == FREE_FORM:
-        return out + _free_form(head, items, columns)
-
-    task_free = base in TASK_FREE
-    measurable = selection_measurable(condition)
-    selections = [selected_parts(s.answer, s.row, condition) for s in items]
-    correct = [s.answer.action == s.row["target_action"] for s in items]
-    if task_free:
-        valid = [selection_action(p) is not None for p in selections]
-        gated = [v and s.answer.action == selection_action(p) for s, p, v in zip(items, selections, valid, strict=True)]
-    else:
-        valid = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
-        gated = correct
-    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
-    if measurable:
-        out.append(_entry(head, "part_selection_accuracy", sum(valid), n, note="task-free" if task_free else None))
-        out.append(_entry(head, "exact_target_rate", sum(exact), n))
-    else:
-        out.append(_entry(head, "part_selection_accuracy", None, n, note=NOT_MEASURABLE))
-        out.append(_entry(head, "exact_target_rate", None, n, note=NOT_MEASURABLE))
-    out.append(_entry(head, "action_accuracy", sum(correct), n, **columns))
-    out.append(
-        _entry(
-            head,
-            "action_accuracy_gated",
-            sum(gated),
-            n,
-            **columns,
-            note="credited only with a valid part selection"
-            if task_free
-            else "equals ungated: the prompt set the target",
-        )
-    )
-    named_hits, named_n = _frac(
-        (len(named_parts(s.answer, s.row)) == 1 and is_exact_target(named_parts(s.answer, s.row), s.row), c)
-        for s, c in zip(items, correct, strict=True)
-    )
-    out.append(_entry(head, "action_accuracy_given_exact_part_named", named_hits, named_n))
-
+    n = len(items)
     tau = localization_tau(rows)
     distances = [target_distance(s.answer, s.row) for s in items]
     within = [d is not None and tau is not None and d <= tau for d in distances]
-    hits_tau, n_tau = _frac(zip(within, correct, strict=True))
-    out.append(_entry(head, "action_accuracy_given_point_within_tau", hits_tau, n_tau, tau=tau))
-
     image_d = [r["baselines"]["image_center_distance"] for r in rows]
     object_d = [r["baselines"]["object_center_distance"] for r in rows]
     object_known = [d for d in object_d if d is not None]
+    _, best_c = best_constant_at_tau(rows, tau)
     echo = supplies_region(condition)
-    loc = {"measures": "echo" if echo else "localization", "note": ECHO_NOTE if echo else None}
-    out.append(
-        _entry(
+    loc: dict[str, Any] = {"measures": "echo" if echo else "localization", "note": ECHO_NOTE if echo else None}
+    out = [
+        _rated(
             head,
             "localization_hit_rate",
-            sum(within),
-            n,
+            items,
+            within,
+            seed,
+            resamples,
             tau=tau,
             baseline_image_center=rate(sum(tau is not None and d <= tau for d in image_d), n),
             baseline_object_center=rate(sum(tau is not None and d <= tau for d in object_known), len(object_known)),
+            baseline_best_constant=rate(hits_at_tau(rows, best_c, tau), n),
             **loc,
+        )
+    ]
+    _, region_c = best_constant_in_region(rows)
+    region = [in_target_region(s.row, s.answer.location) for s in items]
+    out.append(
+        _rated(
+            head,
+            "localization_in_target_region",
+            items,
+            region,
+            seed,
+            resamples,
+            detail="box",
+            baseline_image_center=rate(
+                sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows), n
+            ),
+            baseline_object_center=rate(sum(in_target_region(r, object_centre(r)) for r in rows), n),
+            baseline_best_constant=rate(
+                0 if region_c is None else sum(in_target_region(r, constant_point(r, region_c)) for r in rows), n
+            ),
+            measures=loc["measures"],
+            note=(ECHO_NOTE + "; " if echo else "") + REGION_NOTE,
         )
     )
     located = [d for d in distances if d is not None]
@@ -511,37 +452,108 @@ def group_metrics(head: Mapping[str, Any], items: Sequence[Scored], seed: int, r
             **loc,
         )
     )
+    correct = [s.answer.action == s.row["target_action"] for s in items]
+    out.append(
+        _rated(
+            head, "action_accuracy_given_point_within_tau", items, correct, seed, resamples, included=within, tau=tau
+        )
+    )
     if echo:
         out.append(_entry(head, "echo_rate", sum(is_echo(s.answer, s.row) for s in items), n))
+    return out
+
+
+def group_metrics(
+    head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int, subset: bool = False
+) -> list[dict]:
+    """Every metric of one (model, config, stratum, condition) group (``items``: every expected row)."""
+    condition = str(head["condition"])
+    base = base_condition(condition)
+    out = [_coverage(head, items, subset)]
+    if base != FREE_FORM:  # prose has no format to violate
+        out += _parse_counts(head, items)
+    if base == GUI:
+        return out + gui_metrics(head, [s.row for s in items], [s.answer for s in items], _entry, seed, resamples)
+    rows = [s.row for s in items]
+    keys = supplied_keys(condition)
+    _, maj_count, n = majority(r["target_action"] for r in rows)
+    bound_count, _ = blind_bound(rows, keys)
+    loo_count, _ = loo_blind_bound(rows, keys)
+    singletons, distinct = singleton_keys(rows, keys)
+    columns = {
+        "baseline_majority": rate(maj_count, n),
+        "blind_bound": rate(bound_count, n),
+        "blind_bound_loo": rate(loo_count, n),
+        "singleton_keys": f"{singletons}/{distinct}",
+        "leakage": category_leakage(rows, condition),
+    }
+    if base == FREE_FORM:
+        return out + _free_form(head, items, columns, seed, resamples)
+
+    task_free = base in TASK_FREE
+    measurable = selection_measurable(condition)
+    selections = [selected_parts(s.answer, s.row, condition) for s in items]
+    correct = [s.answer.action == s.row["target_action"] for s in items]
+    if task_free:
+        valid = [selection_action(p) is not None for p in selections]
+        gated = [v and s.answer.action == selection_action(p) for s, p, v in zip(items, selections, valid, strict=True)]
+    else:
+        valid = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+        gated = correct
+    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+    if measurable:
+        note = "task-free" if task_free else None
+        out.append(_rated(head, "part_selection_accuracy", items, valid, seed, resamples, note=note))
+        out.append(_rated(head, "exact_target_rate", items, exact, seed, resamples))
+    else:
+        out.append(_entry(head, "part_selection_accuracy", None, n, note=NOT_MEASURABLE))
+        out.append(_entry(head, "exact_target_rate", None, n, note=NOT_MEASURABLE))
+    out.append(_rated(head, "action_accuracy", items, correct, seed, resamples, **columns))
+    gated_note = (
+        "credited only with a valid part selection" if task_free else "equals ungated: the prompt set the target"
+    )
+    out.append(_rated(head, "action_accuracy_gated", items, gated, seed, resamples, **columns, note=gated_note))
+    named_exact = [
+        len(named_parts(s.answer, s.row)) == 1 and is_exact_target(named_parts(s.answer, s.row), s.row) for s in items
+    ]
+    out.append(
+        _rated(head, "action_accuracy_given_exact_part_named", items, correct, seed, resamples, included=named_exact)
+    )
+    out.extend(_localization(head, items, condition, seed, resamples))
     if base == COUNTERFACTUAL:
         out.extend(_counterfactual(head, items, seed, resamples))
     return out
 
 
-def score(items: Sequence[Scored], seed: int = 0, resamples: int = 2000) -> list[dict[str, Any]]:
-    """Metrics for every (model, config, stratum, condition), plus the unweighted mean of GUI suites."""
+def score(items: Sequence[Scored], seed: int = 0, resamples: int = 1000, subset: bool = False) -> list[dict[str, Any]]:
+    """Metrics for every (model, config, stratum, condition), plus the unweighted mean of the PointerBench suites.
+
+    ``items`` holds every expected row of each group (missing predictions as ``missing`` answers)
+    unless ``subset``.
+    """
     groups: dict[tuple[str, str, str, str], list[Scored]] = defaultdict(list)
     for s in items:
         groups[(s.model, s.config, str(s.row["stratum"]), s.condition)].append(s)
     out: list[dict[str, Any]] = []
-    suites: dict[str, list[float]] = defaultdict(list)
+    suites: dict[str, list[tuple[str, float]]] = defaultdict(list)
     for (model, config, stratum, condition), members in sorted(groups.items()):
         head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
-        metrics = group_metrics(head, members, seed, resamples)
+        metrics = group_metrics(head, members, seed, resamples, subset)
         out.extend(metrics)
         for m in metrics:
-            if m["metric"] == "gui_success" and m["value"] is not None:
-                suites[model].append(m["value"])
+            if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:
+                suites[model].append((config, m["value"]))
     for model, values in sorted(suites.items()):
-        head = {"model": model, "config": "all GUI suites", "stratum": "suite", "condition": GUI}
+        head = {"model": model, "config": "PointerBench suites", "stratum": "suite", "condition": GUI}
         out.append(
             _entry(
                 head,
                 "gui_success_mean_of_suites",
                 None,
                 len(values),
-                value=sum(values) / len(values),
-                note="unweighted mean over suites; n = suites",
+                value=sum(v for _, v in values) / len(values),
+                detail=", ".join(c for c, _ in values),
+                note="unweighted mean over the PointerBench suites only (ScreenSpot reported beside it); n = suites",
             )
         )
     return out

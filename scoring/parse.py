@@ -1,9 +1,14 @@
 """Parse a model's raw response: strict first, then a separate, counted lenient recovery path.
 
 - strict: the whole response, stripped of surrounding whitespace, is one JSON object (the format
-  every prompt asks for);
-- lenient: a JSON object inside a code fence, or the first JSON object embedded in prose;
-- malformed: neither; the answer is a failure (no part, action ``none``, no point, no box).
+  every prompt asks for) whose fields give this row's answer (:func:`settle`);
+- lenient: a JSON object inside a code fence, or the first JSON object embedded in prose (never
+  tried under ``strict=True``: seed 001's gate, strict JSON only, no fallback extraction);
+- malformed: neither, or an object without a usable answer for the row (``{"answer": "top left"}``);
+  the answer is a failure (no part, action ``none``, no point, no box);
+- fields: the prediction line carried parsed fields and no raw response: its own status, never
+  counted as strict;
+- missing: no prediction for a row that was expected (a failure, as PointerBench counts it).
 
 Both paths are counted per model and condition (paper section 5: one model's numbers used a
 recovery path the others never touched). The raw response is always kept beside the parse.
@@ -15,7 +20,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from groundbench.schemas.vocab import NO_ACTION, normalize_action
@@ -25,6 +31,7 @@ LENIENT = "lenient"
 MALFORMED = "malformed"
 FIELDS = "fields"  # the prediction line carried parsed fields and no raw response
 FREE_TEXT = "free_text"  # a free-form answer: prose, scored by keywords
+MISSING = "missing"  # an expected row without a prediction
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
@@ -38,6 +45,7 @@ class Answer:
     point: tuple[float, float] | None = None
     box: tuple[float, float, float, float] | None = None
     text: str | None = None
+    record: Mapping[str, Any] | None = field(default=None, compare=False)  # the JSON object it was read from
 
     @property
     def out_of_vocabulary(self) -> bool:
@@ -78,6 +86,7 @@ def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
         point=None if point is None else (point[0], point[1]),
         box=None if box is None else (box[0], box[1], box[2], box[3]),
         text=text if isinstance(text, str) else None,
+        record=fields,
     )
 
 
@@ -101,10 +110,13 @@ def _embedded_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def parse_response(raw: str) -> Answer:
+def parse_response(raw: str, *, strict_only: bool = False) -> Answer:
+    """Strict, else (unless ``strict_only``) lenient, else malformed; :func:`settle` then checks the fields."""
     strict = _object(raw.strip())
     if strict is not None:
         return answer_from_fields(strict, STRICT)
+    if strict_only:
+        return Answer(status=MALFORMED)
     for fenced in _FENCE.findall(raw):
         found = _object(fenced.strip())
         if found is not None:
@@ -113,3 +125,20 @@ def parse_response(raw: str) -> Answer:
     if embedded is not None:
         return answer_from_fields(embedded, LENIENT)
     return Answer(status=MALFORMED)
+
+
+def has_answer_fields(answer: Answer) -> bool:
+    """Does the object give a usable non-GUI answer (a part, an action, a point or a box)?"""
+    return bool(
+        (answer.part and answer.part.strip())
+        or (answer.action_raw and answer.action_raw.strip())
+        or answer.point is not None
+        or answer.box is not None
+    )
+
+
+def settle(answer: Answer, usable: bool) -> Answer:
+    """A parsed object whose fields give no usable answer for its row is malformed, not strict/lenient."""
+    if answer.status in (STRICT, LENIENT) and not usable:
+        return replace(answer, status=MALFORMED, part=None, action=NO_ACTION, action_raw=None, point=None, box=None)
+    return answer

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from groundbench.atomic import write_text
@@ -26,9 +27,12 @@ COLUMNS: tuple[str, ...] = (
     "tau",
     "baseline_majority",
     "blind_bound",
+    "blind_bound_loo",
+    "singleton_keys",
     "leakage",
     "baseline_image_center",
     "baseline_object_center",
+    "baseline_best_constant",
     "baseline_center_click",
     "ci_low",
     "ci_high",
@@ -53,13 +57,18 @@ def beside(m: Mapping[str, Any]) -> str:
     if m.get("baseline_majority") is not None:
         parts.append(f"majority {_cell(m['baseline_majority'])}")
     if m.get("blind_bound") is not None:
-        parts.append(f"blind bound {_cell(m['blind_bound'])}" + (" LEAKAGE" if m.get("leakage") else ""))
+        parts.append(f"blind bound {_cell(m['blind_bound'])} (leave-one-object-out {_cell(m.get('blind_bound_loo'))}")
+        parts[-1] += f", singleton keys {_cell(m.get('singleton_keys'))})"
+    if m.get("leakage"):
+        parts.append("LEAKAGE (the target category determines the action)")
     if m.get("tau") is not None:
         parts.append(f"τ {_cell(m['tau'])}")
     if m.get("baseline_image_center") is not None:
         parts.append(f"image-centre {_cell(m['baseline_image_center'])}")
     if m.get("baseline_object_center") is not None:
         parts.append(f"object-centre {_cell(m['baseline_object_center'])}")
+    if m.get("baseline_best_constant") is not None:
+        parts.append(f"best constant {_cell(m['baseline_best_constant'])}")
     if m.get("baseline_center_click") is not None:
         parts.append(f"center-click {_cell(m['baseline_center_click'])}")
     if m.get("ci_low") is not None:
@@ -68,31 +77,58 @@ def beside(m: Mapping[str, Any]) -> str:
         parts.append("region was supplied: measures copying, not localization")
     if m.get("value") is None and m.get("note"):
         parts.append(str(m["note"]).split(":")[0])
+    if str(m.get("note") or "").startswith("SUBSET"):
+        parts.append("SUBSET")
     return "; ".join(parts)
 
 
-def terminal_table(metrics: Sequence[Mapping[str, Any]], title: str = "GroundBench score") -> Table:
-    table = Table(title=title, caption="baselines over the same rows; strata never pooled; — = none / not measurable")
+def terminal_table(
+    metrics: Sequence[Mapping[str, Any]], title: str = "GroundBench score", caption: str | None = None
+) -> Table:
+    """Every label is escaped: GUI details such as ``[caret_between]`` are text, never Rich markup."""
+    caption = caption or "baselines over the same rows; strata never pooled; — = none / not measurable"
+    table = Table(title=escape(title), caption=escape(caption))
     for column in ("model / config / stratum / condition", "metric", "value", "n", "beside it"):
         table.add_column(column, justify="right" if column in ("value", "n") else "left")
     last = None
     for m in metrics:
         group = f"{m['model']} / {m['config']} / {m['stratum']} / {m['condition']}"
         metric = m["metric"] + (f" [{m['detail']}]" if m.get("detail") else "")
-        table.add_row(group if group != last else "", metric, _cell(m["value"]), str(m["n"]), beside(m))
+        cells = (group if group != last else "", metric, _cell(m["value"]), str(m["n"]), beside(m))
+        table.add_row(*(escape(c) for c in cells))
         last = group
     return table
 
 
-def write_json(path: Path, metrics: Sequence[Mapping[str, Any]], **extra: Any) -> None:
-    payload = {"metrics": [{c: m.get(c) for c in COLUMNS} for m in metrics], **extra}
+def provenance_lines(gate: Mapping[str, Any]) -> list[str]:
+    """What the scores were computed against: dataset version, manifests, templates, package version."""
+    lines = [
+        f"dataset version {gate.get('dataset_version')}, format {gate.get('format_version')}, "
+        f"groundbench {gate.get('package_version')}; gate: {gate.get('status')}"
+    ]
+    lines += [f"manifest {config}: {sha}" for config, sha in (gate.get("manifest_sha256") or {}).items()]
+    lines += [f"template {condition}: {sha}" for condition, sha in (gate.get("template_sha256") or {}).items()]
+    return lines
+
+
+def write_json(path: Path, payload: Mapping[str, Any]) -> None:
     write_text(path, json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
 
 
-def write_csv(path: Path, metrics: Sequence[Mapping[str, Any]]) -> None:
+GATE_COLUMNS = ("dataset_version", "manifest_sha256", "template_sha256", "package_version")
+
+
+def write_csv(path: Path, metrics: Sequence[Mapping[str, Any]], gate: Mapping[str, Any] | None = None) -> None:
+    """One line per metric; the gate columns say what each line was scored against."""
+    gate = gate or {}
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=[*COLUMNS, *GATE_COLUMNS], lineterminator="\n")
     writer.writeheader()
     for m in metrics:
-        writer.writerow({c: "" if m.get(c) is None else m.get(c) for c in COLUMNS})
+        line = {c: "" if m.get(c) is None else m.get(c) for c in COLUMNS}
+        line["dataset_version"] = gate.get("dataset_version") or ""
+        line["manifest_sha256"] = (gate.get("manifest_sha256") or {}).get(m["config"]) or ""
+        line["template_sha256"] = (gate.get("template_sha256") or {}).get(m["condition"]) or ""
+        line["package_version"] = gate.get("package_version") or ""
+        writer.writerow(line)
     write_text(path, buffer.getvalue())

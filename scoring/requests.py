@@ -1,4 +1,9 @@
-"""``groundbench requests``: one JSONL line per row valid under a condition, for any model harness."""
+"""``groundbench requests``: one JSONL line per row valid under a condition, for any model harness.
+
+Every line carries the gate fields ``score`` checks: ``dataset_version`` and ``manifest_sha256``
+(from the published folder's card, ``scoring.gate.folder_gate``) and ``template_sha256``; a harness
+copies them onto its prediction lines.
+"""
 
 from __future__ import annotations
 
@@ -11,25 +16,30 @@ from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import request
 from groundbench.manifests import read_manifest
 from groundbench.scoring.conditions import is_known, row_allows
-from groundbench.shards import read_table
+from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.published import read_config
 
 
 def write_requests(folder: Path, root: Path, config: str, condition: str, out: Path | None) -> int:
     """Write the requests (sorted by example id; excluded rows are never requested); returns how many."""
     if not is_known(condition):
         raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
-    shards = folder / "data" / config
-    if not shards.is_dir():
-        raise GroundBenchError(folder, "data", f"config {config!r} is not in this GroundBench folder")
+    gate = folder_gate(folder)
+    rows = read_config(folder, config)
+    if config not in gate.manifest_sha256:
+        raise GroundBenchError(folder / "README.md", f"groundbench.configs.{config}", "expected its manifest_sha256")
     manifest_path = root / "data" / "manifests" / f"{config}.jsonl"
     manifest = read_manifest(manifest_path) if manifest_path.is_file() else {}
     lines = []
-    for row in read_table(shards).drop_columns(["image"]).to_pylist():
+    for row in rows:
         if not row_allows(row, condition):
             continue
         entry = manifest.get(row["image_sha256"])
         image_path = None if entry is None else f"data/images/{entry.store_path()}"
-        lines.append(json.dumps(request(row, config, condition, image_path), sort_keys=True, ensure_ascii=False))
+        line = request(row, config, condition, image_path)
+        line["dataset_version"] = gate.dataset_version
+        line["manifest_sha256"] = gate.manifest_sha256[config]
+        lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
         raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
     text = "\n".join(lines) + "\n"

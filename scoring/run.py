@@ -1,65 +1,108 @@
-"""The ``score`` command's two modes, with their output: scoring a predictions file, and the sanity self-test."""
+"""The ``score`` and ``compare`` commands' output: a thin layer over :mod:`groundbench.scoring.api`."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from groundbench.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
-from groundbench.scoring.metrics import keyword_table, score
-from groundbench.scoring.predictions import read_predictions, read_rows
-from groundbench.scoring.report import terminal_table, write_csv, write_json
+from groundbench.scoring.api import score_file
+from groundbench.scoring.compare import compare
+from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
+from groundbench.scoring.published import read_config
+from groundbench.scoring.report import provenance_lines, terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
-from groundbench.shards import read_table
 
 
 def run_score(
     folder: Path,
     predictions: Path,
-    json_out: Path | None,
-    csv_out: Path | None,
-    seed: int,
-    resamples: int,
+    options: dict[str, Any],
+    outputs: dict[str, Path | None],
     out: Console,
     err: Console,
 ) -> int:
-    rows = read_rows(folder)
-    items, kept = read_predictions(predictions, rows)
-    metrics = score(items, seed=seed, resamples=resamples)
-    out.print(terminal_table(metrics))
-    if json_out is not None:
-        write_json(
-            json_out,
-            metrics,
-            predictions=kept,
-            bootstrap={"seed": seed, "resamples": resamples, "unit": "object"},
-            keywords_notes=keyword_table()["notes"],
-        )
-    if csv_out is not None:
-        write_csv(csv_out, metrics)
-    err.print(f"scored {len(items)} predictions into {len(metrics)} metric rows")
+    report = score_file(predictions, folder=folder, **options)
+    for banner in report.banners:
+        err.print(escape(banner), style="bold red" if "OVERRIDDEN" in banner or "NOT GATED" in banner else "bold")
+    for line in provenance_lines(report.gate):
+        out.print(escape(line))
+    out.print(terminal_table(report.metrics))
+    if outputs.get("json") is not None:
+        write_json(outputs["json"], report.to_dict())  # type: ignore[arg-type]
+    if outputs.get("csv") is not None:
+        write_csv(outputs["csv"], report.metrics, report.gate)  # type: ignore[arg-type]
+    if outputs.get("missing") is not None:
+        text = "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing)
+        write_text(outputs["missing"], text)  # type: ignore[arg-type]
+    err.print(
+        f"scored {len(report.predictions)} predictions ({len(report.missing)} expected rows missing, "
+        f"{len(report.excluded_predictions)} for excluded rows ignored) into {len(report.metrics)} metric rows"
+    )
     return 0
 
 
-def baseline_rows(folder: Path) -> list[dict]:
-    shards = folder / "data" / BASELINES_CONFIG
-    return read_table(shards).to_pylist() if shards.is_dir() else []
+def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_out: Path | None, out: Console) -> int:
+    gate = folder_gate(folder)
+    rows = read_rows(folder)
+    sides = []
+    for path in (a, b):
+        joined = join(read_prediction_lines(path), rows, gate)
+        sides.append(expand(joined.items, rows)[0])
+    entries = compare(sides[0], sides[1], seed, resamples)
+    if not entries:
+        raise GroundBenchError(b, "condition", f"no (config, condition) is scored by both {a.name} and {b.name}")
+    table = Table(title=escape(f"paired difference A - B (A = {a.name}, B = {b.name}); 95% CI resampled by object"))
+    for column in ("config / condition", "metric", "n", "A", "B", "A - B", "95% CI"):
+        table.add_column(column)
+    for e in entries:
+        table.add_row(
+            *(
+                escape(str(c))
+                for c in (
+                    f"{e['config']} / {e['condition']}",
+                    e["metric"],
+                    e["n"],
+                    f"{e['value_a']:.3f}",
+                    f"{e['value_b']:.3f}",
+                    f"{e['difference']:+.3f}",
+                    f"[{e['ci_low']:+.3f}, {e['ci_high']:+.3f}]" if e["ci_low"] is not None else "—",
+                )
+            )
+        )
+    out.print(table)
+    if json_out is not None:
+        payload = {
+            "a": str(a),
+            "b": str(b),
+            "gate": gate.to_dict(),
+            "seed": seed,
+            "resamples": resamples,
+            "differences": entries,
+        }
+        write_json(json_out, payload)
+    return 0
 
 
 def run_sanity(folder: Path, config: str, out: Console, err: Console) -> int:
     if config == BASELINES_CONFIG:
         raise GroundBenchError(folder, "config", "the baselines config holds no records to score")
-    rows = [row for name, row in read_rows(folder, [config]).values() if name == config]
-    deviations, groups = sanity(config, rows, baseline_rows(folder))
-    table = Table(title=f"sanity self-test: {config}")
+    rows = read_config(folder, config)
+    deviations, groups = sanity(config, rows, read_config(folder, BASELINES_CONFIG, required=False))
+    table = Table(title=escape(f"sanity self-test: {config}"))
     table.add_column("result")
     for line in deviations:
-        table.add_row(f"DEVIATION {line}")
+        table.add_row(escape(f"DEVIATION {line}"))
     if not deviations:
-        emitters = "oracle, geometry, constant and echo emitters"
-        table.add_row(f"ok: {emitters} behave as required on {groups} condition groups")
+        emitters = "oracle, geometry, constant, centre-click, best-constant, coverage and echo emitters"
+        table.add_row(escape(f"ok: {emitters} behave as required on {groups} condition groups"))
     out.print(table)
     return 1 if deviations else 0

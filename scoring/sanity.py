@@ -4,8 +4,13 @@
   wherever a score is defined (0.0 shortcut rate, 0.0 mean distance), and part selection must be
   null, not 1.0, where it is not measurable;
 - constant: the majority action and nothing else must score *exactly* the majority baseline (and
-  the baseline printed beside it must equal the ``baselines`` config's, when given); for GUI, a
-  click on the image centre must score exactly the center-click baseline on point rows;
+  the baseline printed beside it must equal the ``baselines`` config's, when given);
+- centre click (GUI): a predictions file answering the frame's centre point on every row (box rows
+  included) must score exactly the centre-click baseline, in ``score`` and in the ``baselines`` config;
+- best constant: answering the best constant point on every row must score exactly the
+  best-constant rate printed beside the hit rate at tau (and the threshold-free region figure's);
+- coverage: a predictions file answering one row only (the oracle's answer) must report coverage
+  1/n and a success rate of at most 1/n;
 - geometry: where the prompt did not supply the region, the target's own point and box without
   its name, and its box alone, must select exactly the target (overlapping projected boxes must
   not hand the target's own pixel to a neighbour);
@@ -22,10 +27,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from groundbench.scoring.baselines import majority, target_part, target_point
+from groundbench.scoring.baselines import localization_tau, majority, target_part, target_point
 from groundbench.scoring.conditions import FREE_FORM, GUI, TASK_FREE, base_condition, conditions_of, supplies_region
+from groundbench.scoring.gui_rules import centre_record
+from groundbench.scoring.localization import best_constant_at_tau, best_constant_in_region, constant_point
 from groundbench.scoring.metrics import Scored, keyword_table, score, selection_measurable
-from groundbench.scoring.parse import FREE_TEXT, Answer, parse_response
+from groundbench.scoring.parse import FREE_TEXT, MISSING, Answer, parse_response
 
 Row = Mapping[str, Any]
 Emitter = Callable[[Row, str], Answer]
@@ -88,7 +95,24 @@ class _Check:
 
 def _run(config: str, rows: Sequence[Row], condition: str, emitter: Emitter, model: str) -> list[dict[str, Any]]:
     items = [Scored(model, config, condition, r, emitter(r, condition)) for r in rows]
-    return score(items, resamples=200)
+    return score(items, resamples=20)
+
+
+def _coverage_checks(check: _Check, config: str, condition: str, rows: Sequence[Row]) -> None:
+    """One oracle answer, every other expected row missing: coverage 1/n, success at most 1/n."""
+    first, *rest = sorted(rows, key=lambda r: r["example_id"])
+    items = [Scored("one", config, condition, first, oracle(first, condition))]
+    items += [Scored("one", config, condition, r, Answer(status=MISSING)) for r in rest]
+    m = score(items, resamples=20)
+    n = len(rows)
+    where = f"{condition} coverage (one prediction of {n})"
+    check.equal(where, m, "coverage", "value", 1 / n)
+    base = base_condition(condition)
+    headline = "gui_success" if base == GUI else "free_form_action_accuracy" if base == FREE_FORM else "action_accuracy"
+    entry = _find(m, headline)
+    if entry is None or entry["n"] != n or entry["value"] is None or entry["value"] > 1 / n:
+        got = None if entry is None else (entry["value"], entry["n"])
+        check.deviations.append(f"{config} {where}: {headline} expected at most 1/{n} over n = {n}, got {got!r}")
 
 
 def sanity(config: str, rows: Sequence[Row], baselines: Sequence[Mapping[str, Any]] = ()) -> tuple[list[str], int]:
@@ -107,6 +131,9 @@ def sanity(config: str, rows: Sequence[Row], baselines: Sequence[Mapping[str, An
             if base_condition(condition) not in (FREE_FORM, GUI) and not supplies_region(condition):
                 _geometry_checks(check, config, condition, members)
             _constant_checks(check, config, stratum, condition, members, baselines)
+            _coverage_checks(check, config, condition, members)
+            if base_condition(condition) not in (FREE_FORM, GUI):
+                _best_constant_checks(check, config, stratum, condition, members, baselines)
             if supplies_region(condition):
                 _echo_checks(check, config, condition, members)
     return check.deviations, groups
@@ -164,11 +191,11 @@ def _constant_checks(
     base = base_condition(condition)
     where = f"{condition} constant"
     if base == GUI:
-        if all((r.get("answer_type") or "point") == "point" for r in rows):
-            m = _run(config, rows, condition, lambda r, c: _json({"point": [r["width"] / 2.0, r["height"] / 2.0]}), "c")
-            entry = _find(m, "gui_success")
-            expected = None if entry is None else entry["baseline_center_click"]
-            check.equal(where, m, "gui_success", "value", expected)
+        # Every row, box rows included: the one centre-click definition is the official rule's verdict.
+        m = _run(config, rows, condition, lambda r, c: _json(centre_record(r)), "centre")
+        entry = _find(m, "gui_success")
+        expected = None if entry is None else entry["baseline_center_click"]
+        check.equal(where + " (centre click on every row)", m, "gui_success", "value", expected)
         _against_config(check, config, stratum, condition, "center_click", rows, baselines)
         return
     if base == FREE_FORM:
@@ -182,6 +209,38 @@ def _constant_checks(
         expected = _config_value(config, stratum, condition, baseline, baselines)
         if expected is not None and entry is not None and entry[field] != expected:
             check.deviations.append(f"{config} {where}: {field} {entry[field]!r} != baselines config {expected!r}")
+
+
+def _constant_emitter(c: tuple[float, float]) -> Emitter:
+    def emit(row: Row, condition: str) -> Answer:
+        return _json({"point": list(constant_point(row, c))})
+
+    return emit
+
+
+def _best_constant_checks(
+    check: _Check,
+    config: str,
+    stratum: str,
+    condition: str,
+    rows: Sequence[Row],
+    baselines: Sequence[Mapping[str, Any]],
+) -> None:
+    tau = localization_tau(rows)
+    figures = (
+        ("localization_hit_rate", "best_constant_hit_rate_at_tau", best_constant_at_tau(rows, tau)[1]),
+        ("localization_in_target_region", "best_constant_in_target_region", best_constant_in_region(rows)[1]),
+    )
+    for metric, baseline, c in figures:
+        if c is None:
+            continue
+        m = _run(config, rows, condition, _constant_emitter(c), "best")
+        entry = _find(m, metric)
+        expected = None if entry is None else entry["baseline_best_constant"]
+        check.equal(f"{condition} best constant point", m, metric, "value", expected)
+        stored = _config_value(config, stratum, condition, baseline, baselines)
+        if stored is not None and expected != stored:
+            check.deviations.append(f"{config} {condition}: {baseline} {expected!r} != baselines config {stored!r}")
 
 
 def _config_value(

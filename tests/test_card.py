@@ -285,22 +285,29 @@ def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
         cells.setdefault((r["config"], r["stratum"], r["condition"]), {})[r["baseline"]] = r
     printed = _rows(_section(text, BASELINES_HEADING))
     assert len(printed) == len(cells)
-    for config, stratum, condition, n, majority, bound, leakage, tau, image_hit, object_hit, keys in printed:
+    for line in printed:
+        config, stratum, condition, n, majority, bound, loo, singletons, leakage, tau = line[:10]
+        image_hit, object_hit, best_hit, region, keys = line[10:]
         b = cells[(config, stratum, condition)]
         if "center_click" in b:  # GUI suites: only the centre-click rate applies
             c = b["center_click"]
             assert config in GUI_CONFIGS and condition == "gui" and int(n) == c["n"]
-            assert [majority, bound, leakage, tau, image_hit, object_hit] == ["—"] * 6
+            assert line[4:14] == ["—"] * 10
             assert keys == f"center click {_cell(c['value'])}"
             continue
         assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
         m = b["majority_action"]
         assert majority == f"{_cell(m['value'])} ({m['detail']})"
         assert bound == _cell(b["text_only_blind_bound"]["value"])
+        assert loo == _cell(b["text_only_blind_bound_loo"]["value"])
+        assert singletons == b["singleton_keys"]["detail"]
         assert leakage == ("**yes**" if b["text_only_blind_bound"]["leakage"] else "no")
         assert tau == _cell(b["localization_tau"]["value"])
         assert image_hit == _cell(b["image_center_hit_rate_at_tau"]["value"])
         assert object_hit == _cell(b["object_center_hit_rate_at_tau"]["value"])
+        assert best_hit == _cell(b["best_constant_hit_rate_at_tau"]["value"])
+        names = ("image_center", "object_center", "best_constant")
+        assert region == " / ".join(_cell(b[f"{name}_in_target_region"]["value"]) for name in names)
         assert keys == (", ".join(b["text_only_blind_bound"]["supplied_keys"]) or "(none)")
     # the majority baseline recomputed from the record rows themselves (not excluded, condition valid)
     for config in CONFIGS:
@@ -454,7 +461,8 @@ def test_check_card_recomputes_the_baselines_config(
     capsys.readouterr()
     assert run_cli(root, "check-card") == 1
     out = capsys.readouterr().out
-    assert "bulk_umd/bulk/image_only/majority_action: value: expected 0.4, found 0.5" in out
+    # image_only holds one row per frame: the grasp region's where the frame has one (28 of the 36 frames)
+    assert "bulk_umd/bulk/image_only/majority_action: value: expected 0.7777777777777778, found 0.5" in out
     assert "differs from the card regenerated" not in out
 
 

@@ -1,14 +1,16 @@
-"""Baselines, prompts, requests and the sanity self-test on the default build (the embedded samples).
+"""Baselines, prompts, requests, the gate, coverage and the sanity self-test on the default build.
 
-The default build holds every config of the embedded samples: UMD (curated_umd, bulk_umd) and
+The default build holds every config of the embedded samples: UMD (curated_umd, bulk_umd),
 GAPartNet (curated_gapartnet with clean renders, bulk_gapartnet with target-highlighted renders and
-four excluded rows). The `baselines` config and every row's `baselines` fields are recomputed here
-independently, from the shards' raw geometry and labels, with the definitions written out again
+four excluded rows, the counterfactual and contrast re-asks) and the generated GUI suites. The
+`baselines` config and every row's `baselines` fields of the UMD and GAPartNet configs are recomputed
+here independently, from the shards' raw geometry and labels, with the definitions written out again
 (not imported).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -22,9 +24,10 @@ import yaml
 from datasets import load_dataset
 
 from groundbench.loaders.prompts import template_hash
-from groundbench.pipeline import HF_FOLDER, SHARDS, built_configs
+from groundbench.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.vocab import ACTIONS
+from groundbench.scoring.gate import folder_gate
 from groundbench.shards import ShardWriter, read_table, shard_files
 from tests.conftest import REPO, run_cli
 
@@ -42,6 +45,8 @@ KEYS = {  # the categorical text each condition supplies (never coordinates or a
 
 
 CONFIGS = ["curated_umd", "bulk_umd", "curated_gapartnet", "bulk_gapartnet"]
+REASK = ["counterfactual_gapartnet", "contrast_gapartnet"]
+GUI = ["gui_sheets", "gui_text", "gui_screenspot", "gui_screenspot_v2", "gui_screenspot_pro"]
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +65,12 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     assert run_cli(root, "sample", "gapartnet") == 0
     assert run_cli(root, "convert", "umd", "--quiet") == 0
     assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
-    assert run_cli(root, "bake", *CONFIGS) == 0
+    assert run_cli(root, "derive", "counterfactual", "--quiet") == 0
+    assert run_cli(root, "derive", "contrast", "--quiet") == 0
+    assert run_cli(root, "generate-gui", "--quiet") == 0
+    for source in ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"):
+        assert run_cli(root, "convert", source, "--quiet") == 0
+    assert run_cli(root, "bake", *CONFIGS, *REASK, *GUI) == 0
     assert run_cli(root, "baselines") == 0
     assert run_cli(root, "store") == 0
     assert run_cli(root, "assemble") == 0
@@ -109,7 +119,17 @@ def _expected(config: str, rows: list[dict[str, Any]]) -> dict[tuple[str, str, s
             }
             lookup[tuple(text[k] for k in KEYS[condition])][r["target_action"]] += 1
         bound = sum(max(c.values()) for c in lookup.values()) / n
-        expected[(config, stratum, condition, "text_only_blind_bound")] = (bound, bound == 1.0)
+        # Paper 4.1: only a condition naming the target's category can leak, when each category has one action.
+        names_category = "target_category" in KEYS[condition]
+        by_category: dict[str, set[str]] = defaultdict(set)
+        for r in members:
+            by_category[_target(r)["category"]].add(r["target_action"])
+        leaks = names_category and all(len(a) == 1 for a in by_category.values())
+        expected[(config, stratum, condition, "text_only_blind_bound")] = (bound, leaks)
+        expected[(config, stratum, condition, "singleton_keys")] = float(
+            sum(sum(c.values()) == 1 for c in lookup.values())
+        )
+        expected[(config, stratum, condition, "text_only_blind_bound_loo")] = _loo(members, KEYS[condition]) / n
         offsets, image_d, object_d = [], [], []
         for r in members:
             x, y = _target(r)["point_xy"]
@@ -127,7 +147,64 @@ def _expected(config: str, rows: list[dict[str, Any]]) -> dict[tuple[str, str, s
         expected[(config, stratum, condition, "object_center_hit_rate_at_tau")] = sum(d <= tau for d in object_d) / n
         expected[(config, stratum, condition, "image_center_mean_distance")] = sum(image_d) / n
         expected[(config, stratum, condition, "object_center_mean_distance")] = sum(object_d) / n
+        expected[(config, stratum, condition, "image_center_in_target_region")] = (
+            sum(_inside([r["width"] / 2, r["height"] / 2], _target(r)["bbox_xyxy"]) for r in members) / n
+        )
+        expected[(config, stratum, condition, "object_center_in_target_region")] = (
+            sum(_inside(_centre(r["object_bbox_xyxy"]), _target(r)["bbox_xyxy"]) for r in members) / n
+        )
+        # The best constants are optima: at least as good as every constant tried here (each target's own
+        # offset at tau; each target box's centre offset in the region), never above 1.
+        tried = [sum(math.dist(o, p) <= tau for p in offsets) / n for o in offsets]
+        expected[(config, stratum, condition, "best_constant_hit_rate_at_tau")] = ("at least", max(tried))
+        boxes = [[(v - c) / _diag(r) for v, c in zip(_target(r)["bbox_xyxy"], _half(r), strict=True)] for r in members]
+        tried_region = [sum(_inside(_centre(b), other) for other in boxes) / n for b in boxes]
+        expected[(config, stratum, condition, "best_constant_in_target_region")] = ("at least", max(tried_region))
     return expected
+
+
+def _centre(box: list[float]) -> list[float]:
+    return [(box[0] + box[2]) / 2, (box[1] + box[3]) / 2]
+
+
+def _diag(row: dict[str, Any]) -> float:
+    return math.sqrt(row["width"] ** 2 + row["height"] ** 2)
+
+
+def _half(row: dict[str, Any]) -> list[float]:
+    return [row["width"] / 2, row["height"] / 2, row["width"] / 2, row["height"] / 2]
+
+
+def _loo(members: list[dict[str, Any]], keys: list[str]) -> int:
+    """Leave one object out: a lookup (key -> most common action, ties alphabetical; unseen key -> the
+    others' most common action) learnt on the other objects, scored on the held-out one."""
+
+    def key(r: dict[str, Any]) -> tuple:
+        t = _target(r)
+        text = {
+            "object_category": r["object_category"],
+            "target_part_id": r["target_part_id"],
+            "target_category": t["category"],
+            "target_joint_type": t["joint_type"],
+        }
+        return tuple(text[k] for k in keys)
+
+    def top(actions: list[str]) -> str:
+        counts = Counter(actions)
+        return sorted(counts, key=lambda a: (-counts[a], a))[0]
+
+    right = 0
+    for held in {r["object_id"] for r in members}:
+        others = [r for r in members if r["object_id"] != held]
+        table: dict[tuple, list[str]] = defaultdict(list)
+        for r in others:
+            table[key(r)].append(r["target_action"])
+        fallback = top([r["target_action"] for r in others]) if others else None
+        for r in members:
+            if r["object_id"] == held:
+                guess = top(table[key(r)]) if key(r) in table else fallback
+                right += guess == r["target_action"]
+    return right
 
 
 def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, tmp_path: Path) -> None:
@@ -135,22 +212,28 @@ def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, 
     assert loaded.features == BASELINE_FEATURES
     got = {(b["config"], b["stratum"], b["condition"], b["baseline"]): b for b in loaded}
     expected: dict[tuple[str, str, str, str], Any] = {}
-    for config in built_configs(built):
+    for config in CONFIGS:
         rows = read_table(built / SHARDS / config).drop_columns(["image"]).to_pylist()
         expected.update(_expected(config, rows))
-    assert set(got) == set(expected)
+    assert {k for k in got if k[0] in CONFIGS} == set(expected)
     assert len(expected) > 50
     for key, value in expected.items():
         if key[3] == "text_only_blind_bound":
             assert got[key]["value"] == pytest.approx(value[0], abs=1e-12), key
             assert got[key]["leakage"] is value[1], key
             assert got[key]["supplied_keys"] == KEYS[key[2]]
+        elif isinstance(value, tuple):
+            assert value[1] - 1e-12 <= got[key]["value"] <= 1.0, key
         else:
             assert got[key]["value"] == pytest.approx(value, abs=1e-12), key
+    # Paper section 4.1, Table 1: on curated GAPartNet the conditions that withhold the target's category
+    # (object_named, localization_only) never leak, whatever the in-sample bound says on 9 rows.
+    for condition in ("object_named", "localization_only"):
+        assert got[("curated_gapartnet", "curated", condition, "text_only_blind_bound")]["leakage"] is False
     # the card prints the same table
     card = (built / HF_FOLDER / "README.md").read_text()
     assert "## Baselines per config, stratum and condition" in card
-    assert "| `curated_umd` | curated | part_named | 5 | 1.0000 (grasp) | 1.0000 | **yes** |" in card
+    assert "| `curated_umd` | curated | part_named | 5 | 1.0000 (grasp) | 1.0000 | 1.0000 | 5/5 | **yes** |" in card
     # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions
     assert {k[2] for k in expected if k[0] == "bulk_gapartnet"} == {"localization_shown", "mechanics_shown"}
     assert {got[k]["n"] for k in got if k[0] == "bulk_gapartnet" and k[3] == "majority_action"} == {54}
@@ -159,7 +242,7 @@ def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, 
 
 def test_every_rows_baselines_agree_with_a_recomputation(built: Path) -> None:
     checked = 0
-    for config in built_configs(built):
+    for config in CONFIGS:
         for row in read_table(built / SHARDS / config).drop_columns(["image"]).to_pylist():
             x, y = _target(row)["point_xy"]
             w, h = row["width"], row["height"]
@@ -174,11 +257,12 @@ def test_every_rows_baselines_agree_with_a_recomputation(built: Path) -> None:
 
 
 def test_sanity_self_test_passes_on_every_config(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Centre click, best constant and coverage included, on every config of the default build."""
     configs = built_configs(built)
-    assert configs == CONFIGS
+    assert sorted(configs) == sorted([*CONFIGS, *REASK, *GUI])
     for config in configs:
         assert run_cli(built, "score", "--sanity", config) == 0, capsys.readouterr().out
-        assert "ok: oracle, geometry, constant and echo" in capsys.readouterr().out
+        assert "centre-click, best-constant, coverage and echo emitters behave" in capsys.readouterr().out
 
 
 def test_sanity_exits_non_zero_on_a_deviation(built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -220,9 +304,20 @@ def test_requests_for_every_condition(built: Path, tmp_path: Path) -> None:
         assert out.read_bytes() == again.read_bytes()  # deterministic
         prompts[condition] = [json.loads(line) for line in out.read_text().splitlines()]
         assert len(prompts[condition]) == 5
+        gate = folder_gate(built / HF_FOLDER)
         for line in prompts[condition]:
             assert {"example_id", "condition", "prompt", "image", "template_sha256", "template_version"} <= set(line)
             assert line["template_sha256"] == template_hash(condition)
+            # the gate fields score checks: dataset version and manifest hash read from the published card
+            assert (
+                line["dataset_version"]
+                == gate.dataset_version
+                == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
+            )
+            assert (
+                line["manifest_sha256"]
+                == hashlib.sha256((built / MANIFESTS / "curated_umd.jsonl").read_bytes()).hexdigest()
+            )
     for line in prompts["part_named"]:
         assert line["image"]["path"].startswith("data/images/")
         assert (built / line["image"]["path"]).is_file()
@@ -321,7 +416,7 @@ def test_gapartnet_highlighted_and_excluded_rows(
             continue
         t = _target(r)
         answer = {"part": r["target_part_id"], "action": r["target_action"], "point": t["point_xy"]}
-        lines.append({"example_id": r["example_id"], "condition": "mechanics_shown", "parsed": answer})
+        lines.append({"example_id": r["example_id"], "condition": "mechanics_shown", "model": "o", "parsed": answer})
     predictions = tmp_path / "p.jsonl"
     predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert run_cli(built, "score", str(predictions), "--json", str(tmp_path / "s.json"), "--resamples", "10") == 0
@@ -332,10 +427,175 @@ def test_gapartnet_highlighted_and_excluded_rows(
     )
     assert metrics["action_accuracy"]["value"] == 1.0 and metrics["action_accuracy"]["n"] == 54
     assert metrics["localization_hit_rate"]["measures"] == "echo" and metrics["echo_rate"]["value"] == 1.0
-    # a prediction for an excluded row is refused, naming the line
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text(
-        json.dumps({"example_id": excluded[0], "condition": "mechanics_shown", "parsed": {"action": "push"}})
+    # a prediction for an excluded row is counted, reported and ignored (never fatal, never in a denominator)
+    extra = {"example_id": excluded[0], "condition": "mechanics_shown", "model": "o", "parsed": {"action": "push"}}
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in [*lines, extra]))
+    assert run_cli(built, "score", str(predictions), "--json", str(tmp_path / "x.json"), "--resamples", "10") == 0
+    assert "1 predictions for excluded rows were counted and ignored" in capsys.readouterr().err
+    report = json.loads((tmp_path / "x.json").read_text())
+    assert report["excluded_predictions"] == [
+        {"model": "o", "config": "bulk_gapartnet", "condition": "mechanics_shown", "example_id": excluded[0]}
+    ]
+    again = {m["metric"]: m for m in report["metrics"]}
+    assert again["action_accuracy"]["n"] == 54 and again["coverage"]["value"] == 1.0
+
+
+def _requests(built: Path, tmp_path: Path, config: str, condition: str) -> list[dict[str, Any]]:
+    out = tmp_path / f"{config}.{condition.replace('/', '_')}.requests.jsonl"
+    assert run_cli(built, "requests", config, "--condition", condition, "--out", str(out)) == 0
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def _answer_lines(requests: list[dict[str, Any]], model: str, **fields: Any) -> list[dict[str, Any]]:
+    """Prediction lines that copy the request's gate fields, as a harness does."""
+    keep = ("example_id", "condition", "dataset_version", "manifest_sha256", "template_sha256")
+    return [{**{k: r[k] for k in keep}, "model": model, **fields} for r in requests]
+
+
+def _write(path: Path, lines: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def test_one_prediction_of_n_reports_coverage_and_a_bounded_rate(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PointerBench counts a missing answer as a failure: one right answer of n is at most 1/n."""
+    requests = _requests(built, tmp_path, "curated_gapartnet", "part_named")
+    n = len(requests)
+    assert n == 9
+    rows = {r["example_id"]: r for r in read_table(built / SHARDS / "curated_gapartnet").to_pylist()}
+    first = rows[requests[0]["example_id"]]
+    lines = _answer_lines(
+        requests[:1], "one", parsed={"part": first["target_part_id"], "action": first["target_action"]}
     )
+    path = _write(tmp_path / "one.jsonl", lines)
+    out = tmp_path / "one.json"
+    missing = tmp_path / "missing.jsonl"
+    assert run_cli(built, "score", str(path), "--json", str(out), "--missing", str(missing), "--resamples", "20") == 0
+    metrics = {m["metric"]: m for m in json.loads(out.read_text())["metrics"]}
+    assert (metrics["coverage"]["count"], metrics["coverage"]["n"], metrics["coverage"]["detail"]) == (1, n, "1/9")
+    assert metrics["action_accuracy"]["n"] == n and metrics["action_accuracy"]["value"] <= 1 / n
+    assert metrics["action_accuracy"]["value"] == pytest.approx(1 / n)  # the one answer is right
+    assert metrics["missing_rate"]["count"] == n - 1
+    assert [json.loads(line)["example_id"] for line in missing.read_text().splitlines()] == [
+        r["example_id"] for r in requests[1:]
+    ]
+    # the same file as a deliberate subset: scored over its own row, and the output says so
+    assert run_cli(built, "score", str(path), "--json", str(out), "--subset", "--resamples", "20") == 0
+    assert "SUBSET" in capsys.readouterr().err
+    subset = {m["metric"]: m for m in json.loads(out.read_text())["metrics"]}
+    assert subset["action_accuracy"]["n"] == 1 and subset["coverage"]["note"].startswith("SUBSET")
+
+
+def test_the_gate_refuses_a_wrong_manifest_and_records_what_was_scored(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    requests = _requests(built, tmp_path, "curated_umd", "part_named")
+    lines = _answer_lines(requests, "m", parsed={"action": "grasp"})
+    good = _write(tmp_path / "good.jsonl", lines)
+    out = tmp_path / "good.json"
+    assert run_cli(built, "score", str(good), "--json", str(out), "--csv", str(tmp_path / "g.csv")) == 0
+    report = json.loads(out.read_text())
+    gate = folder_gate(built / HF_FOLDER)
+    assert report["gate"]["status"] == "gated"
+    assert report["gate"]["dataset_version"] == gate.dataset_version
+    assert report["gate"]["manifest_sha256"] == {"curated_umd": gate.manifest_sha256["curated_umd"]}
+    assert report["gate"]["template_sha256"] == {"part_named": template_hash("part_named")}
+    assert report["gate"]["package_version"]
+    header = (tmp_path / "g.csv").read_text().splitlines()[0]
+    assert header.endswith("dataset_version,manifest_sha256,template_sha256,package_version")
+    stdout = capsys.readouterr().out
+    assert f"manifest curated_umd: {gate.manifest_sha256['curated_umd']}" in stdout
+
+    wrong = [dict(line) for line in lines]
+    wrong[2]["manifest_sha256"] = "0" * 64
+    bad = _write(tmp_path / "bad.jsonl", wrong)
     assert run_cli(built, "score", str(bad)) == 2
-    assert "is not valid for" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "line 3" in err and "manifest_sha256" in err and "0" * 64 in err
+    # a bogus template hash, dataset version or image hash is refused the same way
+    for field, value in (("template_sha256", "f" * 64), ("dataset_version", "9.9.9"), ("image_sha256", "a" * 64)):
+        bogus = [dict(line) for line in lines]
+        bogus[0][field] = value
+        assert run_cli(built, "score", str(_write(tmp_path / "bogus.jsonl", bogus))) == 2
+        assert field in capsys.readouterr().err
+    # the explicit override scores it, prints a banner and records the mismatch
+    assert run_cli(built, "score", str(bad), "--allow-gate-mismatch", "--json", str(out)) == 0
+    assert "GATE OVERRIDDEN" in capsys.readouterr().err
+    overridden = json.loads(out.read_text())["gate"]
+    assert overridden["override"] is True and "MISMATCH OVERRIDDEN" in overridden["status"]
+    assert len(overridden["mismatches"]) == 1
+    # lines of someone else's harness (no gate fields) are scored, and the output says it was not gated
+    gate_fields = ("dataset_version", "manifest_sha256", "template_sha256")
+    plain = [{k: v for k, v in line.items() if k not in gate_fields} for line in lines]
+    assert run_cli(built, "score", str(_write(tmp_path / "plain.jsonl", plain)), "--json", str(out)) == 0
+    assert "NOT GATED" in capsys.readouterr().err
+    assert json.loads(out.read_text())["gate"]["status"] == "not gated"
+
+
+def test_python_api_returns_the_json_the_cli_writes(built: Path, tmp_path: Path) -> None:
+    from groundbench.scoring import score
+
+    requests = _requests(built, tmp_path, "curated_umd", "object_named")
+    lines = _answer_lines(requests, "m", response='{"action": "grasp"}')
+    path = _write(tmp_path / "p.jsonl", lines)
+    out = tmp_path / "p.json"
+    assert run_cli(built, "score", str(path), "--json", str(out), "--seed", "3", "--resamples", "50") == 0
+    report = score(lines, folder=built / HF_FOLDER, seed=3, resamples=50)
+    assert json.loads(json.dumps(report.to_dict())) == json.loads(out.read_text())
+
+
+def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_path: Path) -> None:
+    requests = _requests(built, tmp_path, "curated_gapartnet", "part_named")
+    rows = {r["example_id"]: r for r in read_table(built / SHARDS / "curated_gapartnet").to_pylist()}
+    right = [
+        {**line, "parsed": {"action": rows[line["example_id"]]["target_action"]}}
+        for line in _answer_lines(requests, "a")
+    ]
+    # B is right on the first three rows only: A - B = (9 - 3) / 9 on action accuracy
+    wrong = [
+        {**line, "parsed": {"action": rows[line["example_id"]]["target_action"] if i < 3 else "none"}}
+        for i, line in enumerate(_answer_lines(requests, "b"))
+    ]
+    a, b = _write(tmp_path / "a.jsonl", right), _write(tmp_path / "b.jsonl", wrong)
+    out = tmp_path / "c.json"
+    assert run_cli(built, "compare", str(a), str(b), "--json", str(out), "--resamples", "200") == 0
+    entry = next(e for e in json.loads(out.read_text())["differences"] if e["metric"] == "action_accuracy")
+    assert (entry["n"], entry["value_a"], entry["value_b"]) == (9, 1.0, pytest.approx(3 / 9))
+    assert entry["difference"] == pytest.approx(6 / 9)
+    # every object is one row here: a resample's difference is the share of drawn rows B gets wrong, so the
+    # interval lies inside [0, 1] and, with 6 of 9 objects differing, strictly above 0
+    assert 0 < entry["ci_low"] <= entry["difference"] <= entry["ci_high"] <= 1
+
+
+def test_gui_labels_are_text_not_rich_markup(built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    requests = _requests(built, tmp_path, "gui_text", "gui")
+    path = _write(tmp_path / "g.jsonl", _answer_lines(requests, "[bold]m[/bold]", response='{"point": [1, 1]}'))
+    assert run_cli(built, "score", str(path), "--resamples", "10") == 0
+    stdout = capsys.readouterr().out
+    rows = read_table(built / SHARDS / "gui_text").drop_columns(["image"]).to_pylist()
+    kinds = {r["extras"]["gui"]["data_type"] for r in rows if r["extras"]["gui"]["data_type"]}
+    assert kinds and all(f"[{kind}]" in stdout for kind in kinds)
+    assert "[bold]m[/bold]" in stdout
+
+
+def test_bulk_umd_task_free_conditions_hold_one_row_per_frame(built: Path) -> None:
+    """The same image and task-free prompt are never scored against two hidden targets."""
+    rows = read_table(built / SHARDS / "bulk_umd").drop_columns(["image"]).to_pylist()
+    frames: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        frames[row["image_sha256"]].append(row)
+    assert any(len(members) > 1 for members in frames.values())
+    for members in frames.values():
+        for condition in ("image_only", "object_named"):
+            keepers = [r for r in members if condition in r["conditions"]]
+            assert len(keepers) == 1, [r["example_id"] for r in members]
+            actions = {r["target_action"] for r in members}
+            # the grasp region's row where the frame has one, else the first by example id
+            expected = "grasp" if "grasp" in actions else min(r["example_id"] for r in members).rsplit("/", 1)[1]
+            assert keepers[0]["target_action"] == expected
+        for row in members:  # the targeted conditions stay valid on every row
+            assert {"part_named", "localization_only", "localization_shown", "mechanics_shown"} <= set(
+                row["conditions"]
+            )

@@ -38,12 +38,15 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pytest
+import yaml
 
 from groundbench.schemas.conditions import ALL_CONDITIONS
-from groundbench.schemas.features import arrow_schema, new_record
+from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
-from groundbench.scoring.metrics import box_iou, box_rule, cluster_bootstrap, free_form_actions, selected_parts
-from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, parse_response
+from groundbench.scoring.gate import card_key
+from groundbench.scoring.gui_rules import coverage_precision
+from groundbench.scoring.metrics import box_iou, cluster_bootstrap, free_form_actions, selected_parts
+from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, has_answer_fields, parse_response, settle
 from groundbench.scoring.sanity import sanity
 from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
@@ -324,18 +327,25 @@ PREDICTIONS += [
 ]
 
 
+HAND_CONFIGS = {
+    "hand_curated": EXAMPLE_A,
+    "hand_counterfactual": COUNTERFACTUAL,
+    "hand_collide": COLLIDE,
+    "gui_text": GUI_A,  # a PointerBench suite name: its gui_success enters the mean of suites
+    "gui_screenspot": GUI_B,  # a ScreenSpot variant: reported beside the mean, never inside it
+}
+HAND_MANIFESTS = {name: f"{index:064x}" for index, name in enumerate(HAND_CONFIGS)}
+
+
 def _write_folder(root: Path) -> Path:
     folder = root / "groundbench"
-    for name, records in (
-        ("hand_curated", EXAMPLE_A),
-        ("hand_counterfactual", COUNTERFACTUAL),
-        ("hand_collide", COLLIDE),
-        ("gui_a", GUI_A),
-        ("gui_b", GUI_B),
-    ):
+    for name, records in HAND_CONFIGS.items():
         with ShardWriter(folder / "data" / name, 1 << 30, 64) as writer:
             for batch in baked(sorted(records, key=lambda r: r["example_id"])).to_batches():
                 writer.add_batch(batch)
+    # The published folder's gate, as `groundbench assemble` writes it into the card's front matter.
+    key = {"groundbench": card_key(FORMAT_VERSION, "0.0.0-hand", HAND_MANIFESTS)}
+    (folder / "README.md").write_text("---\n" + yaml.safe_dump(key) + "---\n\nhand-made folder\n")
     return folder
 
 
@@ -390,6 +400,13 @@ def test_parse_strict_lenient_malformed_and_vocabulary() -> None:
     assert oov.action == "none" and oov.out_of_vocabulary
     assert parse_response('{"action": "Lift_Vertical"}').action == "lift-vertical"
     assert parse_response('{"point": [1, "2"]}').point is None  # malformed fields are simply absent
+    # --strict (seed 001's gate): no lenient recovery at all
+    assert parse_response('```json\n{"action": "push"}\n```', strict_only=True).status == MALFORMED
+    assert parse_response(' {"action": "push"} ', strict_only=True).status == STRICT
+    # a bare object without a usable answer is malformed, not strict
+    bare = parse_response('{"answer": "top left"}')
+    assert settle(bare, has_answer_fields(bare)).status == MALFORMED
+    assert settle(oov, has_answer_fields(oov)).status == STRICT  # an action was given (out of vocabulary)
 
 
 def test_image_only_task_free(scored: dict) -> None:
@@ -421,7 +438,9 @@ def test_image_only_task_free(scored: dict) -> None:
 
 def test_part_named(scored: dict) -> None:
     c, k = "hand_curated", "part_named"
-    check(get(scored, c, k, "strict_parse_rate"), 1.0, 4)  # three strict responses + one parsed line
+    check(get(scored, c, k, "strict_parse_rate"), 3 / 4, 4)  # three strict responses
+    check(get(scored, c, k, "fields_rate"), 1 / 4, 4)  # one parsed line: its own status, never "strict"
+    check(get(scored, c, k, "coverage", "4/4"), 1.0, 4)
     check(get(scored, c, k, "out_of_vocabulary_rate"), 1 / 4, 4)  # "twist"
     check(get(scored, c, k, "part_selection_accuracy"), 3 / 4, 4)  # r1, r2, r4 (by category)
     check(get(scored, c, k, "exact_target_rate"), 3 / 4, 4)
@@ -496,25 +515,32 @@ def test_bootstrap_follows_its_documented_draw() -> None:
 
 
 def test_gui_suites(scored: dict) -> None:
-    a = get(scored, "gui_a", "gui", "gui_success")
+    a = get(scored, "gui_text", "gui", "gui_success")
     check(a, 0.5, 4)
     assert a["baseline_center_click"] == 0.25
-    icon = get(scored, "gui_a", "gui", "gui_success_by_target_type", "icon")
+    icon = get(scored, "gui_text", "gui", "gui_success_by_target_type", "icon")
     check(icon, 0.5, 2)
     assert icon["baseline_center_click"] == 0.5
-    text = get(scored, "gui_a", "gui", "gui_success_by_target_type", "text")
+    text = get(scored, "gui_text", "gui", "gui_success_by_target_type", "text")
     check(text, 0.5, 2)
     assert text["baseline_center_click"] == 0.0
-    check(get(scored, "gui_a", "gui", "gui_success_diagnostic_0_1000"), 0.25, 4)
-    check(get(scored, "gui_a", "gui", "gui_success_diagnostic_0_1"), 0.0, 4)
-    b = get(scored, "gui_b", "gui", "gui_success")
+    check(get(scored, "gui_text", "gui", "gui_success_diagnostic_0_1000"), 0.25, 4)
+    check(get(scored, "gui_text", "gui", "gui_success_diagnostic_0_1"), 0.0, 4)
+    b = get(scored, "gui_screenspot", "gui", "gui_success")
     check(b, 0.0, 2)
     assert b["baseline_center_click"] == 0.5
-    check(get(scored, "gui_b", "gui", "gui_success_diagnostic_0_1000"), 0.5, 2)
-    check(get(scored, "gui_b", "gui", "gui_success_diagnostic_0_1"), 0.5, 2)
-    check(get(scored, "all GUI suites", "gui", "gui_success_mean_of_suites"), 0.25, 2)
-    assert box_rule([0, 0, 10, 9], [0, 0, 10, 10], 0.9, 0.7)  # coverage exactly 0.90 passes
-    assert not box_rule([0, 0, 10, 8.9], [0, 0, 10, 10], 0.9, 0.7)
+    check(get(scored, "gui_screenspot", "gui", "gui_success_diagnostic_0_1000"), 0.5, 2)
+    check(get(scored, "gui_screenspot", "gui", "gui_success_diagnostic_0_1"), 0.5, 2)
+    # The mean covers the PointerBench suites only: gui_text's 0.5 over n = 1 suite (gui_screenspot is beside it).
+    mean = get(scored, "PointerBench suites", "gui", "gui_success_mean_of_suites", "gui_text")
+    check(mean, 0.5, 1)
+    assert coverage_precision([0, 0, 10, 9], [0, 0, 10, 10]) == (0.9, 1.0)  # coverage exactly 0.90 passes
+    assert coverage_precision([0, 0, 10, 8.9], [0, 0, 10, 10])[0] < 0.9
+    # Breakdowns as eval.py reports them: answer type; box failures split clipped / oversized.
+    check(get(scored, "gui_text", "gui", "gui_success_by_answer_type", "point"), 1 / 2, 2)  # g1
+    check(get(scored, "gui_text", "gui", "gui_success_by_answer_type", "box"), 1 / 2, 2)  # g3
+    check(get(scored, "gui_text", "gui", "gui_box_failure", "oversized"), 1 / 2, 2)  # g4: covered, precision 0.694
+    check(get(scored, "gui_text", "gui", "gui_box_failure", "clipped"), 0.0, 2)
 
 
 def test_aggregate_baselines_by_hand() -> None:
@@ -546,17 +572,18 @@ def test_aggregate_baselines_by_hand() -> None:
     cf_majority = next(b for b in cf if b["condition"] == "counterfactual" and b["baseline"] == "majority_action")
     assert cf_majority["n"] == 4  # the excluded pair D is not scored
 
-    gui = config_baselines("gui_a", baked(GUI_A).drop_columns(["image"]).to_pylist())
+    gui = config_baselines("gui_text", baked(GUI_A).drop_columns(["image"]).to_pylist())
     assert [(b["condition"], b["baseline"], b["value"], b["n"]) for b in gui] == [("gui", "center_click", 0.25, 4)]
 
 
 def test_score_rejects_bad_predictions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = _write_folder(tmp_path)
     cases = [
-        ({"example_id": "cf/D/knob", "condition": "counterfactual", "parsed": {"action": "push"}}, "excluded"),
-        ({"example_id": "nope", "condition": "part_named", "response": "{}"}, "example_id"),
-        ({"example_id": "a/r1", "condition": "telepathy", "response": "{}"}, "condition"),
-        ({"example_id": "a/r1", "condition": "part_named"}, "response"),
+        ({"model": "m", "example_id": "nope", "condition": "part_named", "response": "{}"}, "example_id"),
+        ({"model": "m", "example_id": "a/r1", "condition": "telepathy", "response": "{}"}, "condition"),
+        ({"model": "m", "example_id": "a/r1", "condition": "part_named"}, "response"),
+        ({"example_id": "a/r1", "condition": "part_named", "response": "{}"}, "model"),  # model is required
+        ({"model": "", "example_id": "a/r1", "condition": "part_named", "response": "{}"}, "model"),
     ]
     for line, field in cases:
         path = tmp_path / "p.jsonl"
@@ -572,8 +599,8 @@ def test_score_rejects_bad_predictions(tmp_path: Path, capsys: pytest.CaptureFix
         ("hand_curated", EXAMPLE_A),
         ("hand_counterfactual", COUNTERFACTUAL),
         ("hand_collide", COLLIDE),
-        ("gui_a", GUI_A),
-        ("gui_b", GUI_B),
+        ("gui_text", GUI_A),
+        ("gui_screenspot", GUI_B),
     ],
 )
 def test_sanity_self_test_on_hand_made_configs(name: str, records: list[dict[str, Any]]) -> None:

@@ -2,8 +2,10 @@
 
 Per config (suite) and target type: rows, median target area (% of the frame), target width and
 height as % of the frame's width / height (min, quartiles, max), languages, frames, and the
-centre-click baseline: the share of rows a click on the frame's centre would solve (point rows: centre
-inside the box, edges included; box rows need a box, so a click never solves them).
+centre-click baseline: the share of rows a click on the frame's centre would solve, by the one definition
+``scoring.gui_rules.centre_click_hit`` that ``score`` and the ``baselines`` config use too (a centre point
+scored by the row's own official rule: point rows, centre inside the box, edges included; box rows need
+a box, so a click never solves them).
 """
 
 from __future__ import annotations
@@ -13,10 +15,20 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from groundbench.converters.gui.boxes import point_in_box
+from groundbench.scoring.gui_rules import centre_click_hit
 from groundbench.shards import open_shard, shard_files
 
-COLUMNS = ["example_id", "width", "height", "parts", "target_part_id", "answer_type", "extras", "excluded"]
+COLUMNS = [
+    "example_id",
+    "width",
+    "height",
+    "parts",
+    "target_part_id",
+    "answer_type",
+    "success_rule",
+    "extras",
+    "excluded",
+]
 
 
 def _quantiles(values: list[float]) -> dict[str, float]:
@@ -67,8 +79,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         areas.append(100.0 * (x1 - x0) * (y1 - y0) / (w * h))
         widths.append(100.0 * (x1 - x0) / w)
         heights.append(100.0 * (y1 - y0) / h)
-        if row["answer_type"] == "point" and point_in_box((w / 2.0, h / 2.0), (x0, y0, x1, y1)):
-            hits += 1
+        hits += centre_click_hit(row)
         languages[str((row["extras"]["gui"] or {}).get("language") or "unknown")] += 1
         frames[f"{w}x{h}"] += 1
         answers[row["answer_type"]] += 1

@@ -127,7 +127,12 @@ def _part(region: Region, secondary: tuple[str, ...]) -> dict[str, object]:
 
 
 def _record(
-    parsed: ParsedFrame, splits: ToolSplits, example_id: str, stratum: str, target: Region
+    parsed: ParsedFrame,
+    splits: ToolSplits,
+    example_id: str,
+    stratum: str,
+    target: Region,
+    conditions: tuple[str, ...] | None = None,
 ) -> dict[str, object]:
     frame = parsed.frame
     return new_record(
@@ -145,7 +150,7 @@ def _record(
         parts=[_part(r, parsed.secondary.get(r.action, ())) for r in parsed.regions],
         target_part_id=target.action,
         target_action=target.action,
-        conditions=list(valid_conditions(stratum, "photo")),
+        conditions=list(valid_conditions(stratum, "photo") if conditions is None else conditions),
         provenance={
             "source_paths": list(parsed.source_paths),
             "source_sha256": list(parsed.source_sha256),
@@ -168,11 +173,37 @@ def _record(
     )
 
 
+# Conditions that name no target (task-free): the same image and prompt for every row of a frame.
+TASK_FREE_CONDITIONS = ("image_only", "object_named")
+
+
+def task_free_row(regions: tuple[Region, ...] | list[Region]) -> Region:
+    """The one region of a frame whose row keeps the task-free conditions: the grasp region (the
+    curated stratum's target) when the frame has one, else the first region in example-id order."""
+    grasp = [r for r in regions if r.action == "grasp"]
+    return grasp[0] if grasp else min(regions, key=lambda r: r.action)
+
+
 def bulk_records(parsed: ParsedFrame, splits: ToolSplits) -> list[dict[str, object]]:
-    """One row per affordance region present in the frame; every region is a candidate part."""
+    """One row per affordance region present in the frame; every region is a candidate part.
+
+    ``image_only`` and ``object_named`` supply no target, so the frame's rows would all ask the same
+    prompt about the same image while hiding different targets: they are valid on one row per frame
+    only (:func:`task_free_row`); the other rows keep the conditions that name or show their target.
+    """
     frame = parsed.frame
+    every = valid_conditions("bulk", "photo")
+    targeted = tuple(c for c in every if c not in TASK_FREE_CONDITIONS)
+    keeper = task_free_row(parsed.regions) if parsed.regions else None
     return [
-        _record(parsed, splits, f"umd/bulk/{frame.tool}/{frame.index:08d}/{region.action}", "bulk", region)
+        _record(
+            parsed,
+            splits,
+            f"umd/bulk/{frame.tool}/{frame.index:08d}/{region.action}",
+            "bulk",
+            region,
+            every if region is keeper else targeted,
+        )
         for region in parsed.regions
     ]
 

@@ -1,0 +1,159 @@
+"""``groundbench.scoring.score``: the Python API the ``score`` command is a thin layer over.
+
+from groundbench.scoring import score
+report = score(lines, folder=Path("data/groundbench"))   # lines: an iterable of dicts
+report.to_dict()                                         # what `groundbench score --json` writes
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from groundbench.scoring.gate import Gate, folder_gate
+from groundbench.scoring.metrics import keyword_table
+from groundbench.scoring.metrics import score as metric_rows
+from groundbench.scoring.predictions import Joined, expand, join, read_prediction_lines, read_rows
+from groundbench.scoring.report import COLUMNS
+
+NOT_GATED = (
+    "NOT GATED: the prediction lines carry none of dataset_version / manifest_sha256 / template_sha256, "
+    "so nothing ties these scores to this data"
+)
+
+
+@dataclass
+class ScoreReport:
+    metrics: list[dict[str, Any]]
+    predictions: list[dict[str, Any]]
+    missing: list[dict[str, str]]
+    excluded_predictions: list[dict[str, str]]
+    gate: dict[str, Any]
+    settings: dict[str, Any]
+    banners: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
+            "predictions": self.predictions,
+            "missing": self.missing,
+            "excluded_predictions": self.excluded_predictions,
+            "gate": self.gate,
+            "settings": self.settings,
+            "banners": self.banners,
+            "keywords_notes": keyword_table()["notes"],
+        }
+
+
+def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) -> tuple[dict[str, Any], list[str]]:
+    banners: list[str] = []
+    if joined.gated_lines == 0:
+        status = "not gated"
+        banners.append(NOT_GATED)
+    elif joined.gated_lines < joined.lines:
+        status = f"partly gated ({joined.gated_lines} of {joined.lines} lines carry gate fields)"
+        banners.append(
+            f"PARTLY GATED: {joined.lines - joined.gated_lines} of {joined.lines} lines carry no gate fields"
+        )
+    else:
+        status = "gated"
+    if joined.mismatches:
+        status += "; MISMATCH OVERRIDDEN"
+        banners.append(
+            f"GATE OVERRIDDEN: {len(joined.mismatches)} prediction lines do not match the data scored "
+            f"(--allow-gate-mismatch); first: {joined.mismatches[0]}"
+        )
+    record = {
+        **gate.to_dict(),
+        "manifest_sha256": {c: gate.manifest_sha256.get(c) for c in configs},
+        "template_sha256": dict(sorted(joined.templates.items())),
+        "status": status,
+        "override": allow,
+        "mismatches": joined.mismatches,
+    }
+    return record, banners
+
+
+def score_file(path: Path, **options: Any) -> ScoreReport:
+    """:func:`score` over a predictions JSONL file (errors name the file and line)."""
+    return _score(read_prediction_lines(Path(path)), **options)
+
+
+def score(
+    predictions: Iterable[Mapping[str, Any]],
+    *,
+    folder: Path,
+    configs: list[str] | None = None,
+    strict: bool = False,
+    subset: bool = False,
+    allow_gate_mismatch: bool = False,
+    seed: int = 0,
+    resamples: int = 1000,
+) -> ScoreReport:
+    """Score prediction dicts against a published GroundBench folder (see ``scoring.predictions`` for a line)."""
+    lines = ((f"prediction {i}", line) for i, line in enumerate(predictions, start=1))
+    return _score(
+        lines,
+        folder=folder,
+        configs=configs,
+        strict=strict,
+        subset=subset,
+        allow_gate_mismatch=allow_gate_mismatch,
+        seed=seed,
+        resamples=resamples,
+    )
+
+
+def _score(
+    lines: Iterable[tuple[str, Any]],
+    *,
+    folder: Path,
+    configs: list[str] | None = None,
+    strict: bool = False,
+    subset: bool = False,
+    allow_gate_mismatch: bool = False,
+    seed: int = 0,
+    resamples: int = 1000,
+) -> ScoreReport:
+    folder = Path(folder)
+    gate = folder_gate(folder)
+    rows = read_rows(folder, configs)
+    return score_joined(
+        join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch),
+        rows,
+        gate,
+        strict=strict,
+        subset=subset,
+        allow_gate_mismatch=allow_gate_mismatch,
+        seed=seed,
+        resamples=resamples,
+    )
+
+
+def score_joined(
+    joined: Joined,
+    rows: Mapping[str, tuple[str, dict[str, Any]]],
+    gate: Gate,
+    *,
+    strict: bool,
+    subset: bool,
+    allow_gate_mismatch: bool,
+    seed: int,
+    resamples: int,
+) -> ScoreReport:
+    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
+    metrics = metric_rows(items, seed=seed, resamples=resamples, subset=subset)
+    scored_configs = sorted({s.config for s in items})
+    gate_record, banners = _gate_record(gate, joined, scored_configs, allow_gate_mismatch)
+    if subset:
+        banners.append("SUBSET: only the predicted rows are scored; rows without a prediction are not counted")
+    if joined.excluded:
+        banners.append(f"{len(joined.excluded)} predictions for excluded rows were counted and ignored")
+    settings = {
+        "strict": strict,
+        "subset": subset,
+        "bootstrap": {"seed": seed, "resamples": resamples, "unit": "object (screenshot for GUI suites)"},
+    }
+    return ScoreReport(metrics, joined.kept, missing, joined.excluded, gate_record, settings, banners)

@@ -1,0 +1,183 @@
+"""Hand-worked: the leave-one-object-out blind bound, the paper's leakage flag, the best constant point, the
+threshold-free target-region figure, coverage, and the object-clustered bootstrap on every rate.
+
+Example A is tests/test_scoring_hand.py's (four rows, four objects):
+
+    row  object     category (key of object_named)   target: part category -> action
+    r1   washer_1   washing_machine                   hinge_door -> pull
+    r2   washer_2   washing_machine                   slider_button -> push
+    r3   oven_1     oven                              hinge_door -> pull
+    r4   oven_2     oven                              hinge_knob -> rotate
+
+Example B (localization, six rows, six objects): images 600 x 800 (diagonal 1000, centre (300, 400)),
+targets on the line y = 400 at x = 220, 224, 230, 420, 438, 460 (offsets -80, -76, -70, 120, 138, 160
+px), each target box 20 x 20 around its point; every object box is [0, 0, 100, 100] (centre (50, 50)).
+Mean offset +32 px; distances from it 112, 108, 102, 88, 106, 128; tau = median = (106 + 108) / 2 =
+107 px = 0.107 diagonals (no target sits exactly at tau from the mean).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from groundbench.scoring.baselines import category_leakage, config_baselines, loo_blind_bound, singleton_keys
+from groundbench.scoring.bootstrap import rate_interval
+from groundbench.scoring.conditions import supplied_keys
+from groundbench.scoring.localization import best_constant_at_tau, best_constant_in_region, constant_point
+from groundbench.scoring.sanity import sanity
+from groundbench.shards import ShardWriter
+from tests.test_scoring_hand import EXAMPLE_A, _write_folder, baked, part, record
+
+XS = [220, 224, 230, 420, 438, 460]
+EXAMPLE_B = [
+    record(
+        f"b/{i}",
+        f"obj_{i}",
+        "panel",
+        [part("t", "slider_button", "push", [x - 10, 390, x + 10, 410], [x, 400])],
+        "t",
+        [0, 0, 100, 100],
+        width=600,
+        height=800,
+    )
+    for i, x in enumerate(XS, start=1)
+]
+
+
+def rows_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return baked(records).drop_columns(["image"]).to_pylist()
+
+
+def test_leave_one_object_out_bound_singletons_and_leakage() -> None:
+    rows = rows_of(EXAMPLE_A)
+    # object_named (key: object category). Holding out r1, the others say washing_machine -> push (r2):
+    # wrong for r1 (pull); r2 <- r1's pull: wrong; r3 <- oven -> rotate (r4): wrong; r4 <- oven -> pull:
+    # wrong. 0 of 4, against an in-sample bound of (1 + 1) / 4 = 0.5. Keys: washing_machine x2, oven x2.
+    keys = supplied_keys("object_named")
+    assert loo_blind_bound(rows, keys) == (0, 4)
+    assert singleton_keys(rows, keys) == (0, 2)
+    # part_named (object category, part id, part category): four distinct keys, every one a singleton,
+    # so the in-sample bound is 4/4. Held out, each key is unseen and falls back to the others' majority
+    # action (ties alphabetical): r1 <- {push, pull, rotate} -> pull: right; r2 <- {pull, pull, rotate}
+    # -> pull: wrong; r3 <- {pull, push, rotate} -> pull: right; r4 <- {pull, push, pull} -> pull: wrong.
+    keys = supplied_keys("part_named")
+    assert loo_blind_bound(rows, keys) == (2, 4)
+    assert singleton_keys(rows, keys) == (4, 4)
+    # Paper 4.1: part_named names the target's category, and hinge_door -> pull, slider_button -> push,
+    # hinge_knob -> rotate each have one action: leakage. object_named and localization_only never name it.
+    assert category_leakage(rows, "part_named") is True
+    assert category_leakage(rows, "object_named") is False
+    assert category_leakage(rows, "localization_only") is False
+    stored = {(b["condition"], b["baseline"]): b for b in config_baselines("hand_curated", rows)}
+    assert stored[("part_named", "text_only_blind_bound_loo")]["value"] == 0.5
+    assert stored[("part_named", "singleton_keys")]["detail"] == "4/4"
+    assert stored[("object_named", "text_only_blind_bound_loo")]["detail"] == "0/4"
+    assert stored[("object_named", "text_only_blind_bound")]["leakage"] is False
+    assert stored[("part_named", "text_only_blind_bound")]["leakage"] is True
+
+
+def test_best_constant_and_target_region_baselines() -> None:
+    rows = rows_of(EXAMPLE_B)
+    stored = {(b["condition"], b["baseline"]): b for b in config_baselines("hand_b", rows)}
+    assert stored[("image_only", "localization_tau")]["value"] == pytest.approx(0.107)
+    # Image centre (offset 0): distances 80, 76, 70, 120, 138, 160 px -> 3 of 6 within 107.
+    assert stored[("image_only", "image_center_hit_rate_at_tau")]["value"] == pytest.approx(3 / 6)
+    # A constant at the mean (+32) hits 102, 88, 106 -> 3 of 6; the best constant covers an interval of
+    # 214 px: [-80, 120] (span 200) holds 4 targets, and no 214-px interval holds 5 ([-80, 138] spans 218).
+    assert stored[("image_only", "best_constant_hit_rate_at_tau")]["value"] == pytest.approx(4 / 6)
+    hits, c = best_constant_at_tau(rows, 0.107)
+    assert hits == 4 and c is not None
+    # Region: the image centre (300, 400) and the object centre (50, 50) lie in no target box: 0 of 6; the
+    # boxes [210,230], [214,234], [220,240] overlap on [220, 230] (3), the right three at most 2: best 3.
+    assert stored[("image_only", "image_center_in_target_region")]["value"] == 0.0
+    assert stored[("image_only", "object_center_in_target_region")]["value"] == 0.0
+    assert stored[("image_only", "best_constant_in_target_region")]["value"] == pytest.approx(3 / 6)
+    count, where = best_constant_in_region(rows)
+    assert count == 3 and where is not None
+    x, y = constant_point(rows[0], where)
+    assert 220 <= x <= 230 and 390 <= y <= 410
+    deviations, _ = sanity("hand_b", rows, config_baselines("hand_b", rows))
+    assert deviations == []
+
+
+@pytest.fixture(scope="module")
+def scored_b(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    from groundbench.scoring import score
+
+    root = tmp_path_factory.mktemp("bounds")
+    folder = _write_folder(root)
+
+    with ShardWriter(folder / "data" / "hand_b", 1 << 30, 64) as writer:
+        for batch in baked(EXAMPLE_B).to_batches():
+            writer.add_batch(batch)
+    answers = {
+        "b/1": '{"action": "push", "point": [225, 400]}',  # 5 px: within tau; inside [210,230]: region hit
+        "b/2": '{"action": "push", "point": [234, 410]}',  # the box's corner: region hit (edges); 14.1 px
+        "b/3": '{"action": "pull", "point": [300, 400]}',  # 70 px: within tau; outside the box
+        "b/5": '{"action": "push", "point": [438, 411]}',  # 1 px below the box: region miss; 11 px
+        "b/6": "no idea",  # malformed: a miss everywhere; b/4 has no line at all: missing, a failure
+    }
+    lines = [
+        {"model": "m", "example_id": eid, "condition": "image_only", "response": text} for eid, text in answers.items()
+    ]
+    report = score(lines, folder=folder, configs=["hand_b"], seed=0, resamples=1000)
+    (root / "b.json").write_text(json.dumps(report.to_dict()))
+    return {m["metric"]: m for m in report.metrics}
+
+
+def test_localization_figures_and_coverage_by_hand(scored_b: dict[str, dict[str, Any]]) -> None:
+    coverage = scored_b["coverage"]
+    assert (coverage["count"], coverage["n"], coverage["detail"]) == (5, 6, "5/6")
+    assert scored_b["missing_rate"]["count"] == 1 and scored_b["malformed_rate"]["count"] == 1
+    hit = scored_b["localization_hit_rate"]
+    assert (hit["count"], hit["n"]) == (4, 6)  # b/1, b/2, b/3, b/5
+    assert hit["baseline_image_center"] == pytest.approx(3 / 6)
+    assert hit["baseline_best_constant"] == pytest.approx(4 / 6)
+    region = scored_b["localization_in_target_region"]
+    assert (region["count"], region["n"]) == (2, 6)  # b/1, b/2
+    assert (region["baseline_image_center"], region["baseline_object_center"]) == (0.0, 0.0)
+    assert region["baseline_best_constant"] == pytest.approx(3 / 6)
+    assert scored_b["action_accuracy"]["count"] == 3  # b/1, b/2, b/5 (b/3 said pull)
+
+
+def test_every_rate_carries_an_object_clustered_interval(scored_b: dict[str, dict[str, Any]]) -> None:
+    for metric in (
+        "part_selection_accuracy",
+        "exact_target_rate",
+        "action_accuracy",
+        "action_accuracy_gated",
+        "localization_hit_rate",
+        "localization_in_target_region",
+    ):
+        m = scored_b[metric]
+        assert m["ci_low"] is not None and m["ci_low"] <= m["value"] <= m["ci_high"], metric
+    # Two objects: o1 with 1 of 2 rows right, o2 with 2 of 2. A resample of two objects is {o1,o1} 2/4,
+    # {o1,o2} 3/4 or {o2,o2} 4/4, with probabilities 1/4, 1/2, 1/4: both tails hold far more than 2.5%
+    # of 1000 draws, so the percentile interval is exactly [0.5, 1.0] (a row-level bootstrap would
+    # reach 0.25 and below).
+    outcomes = [("o1", 1.0), ("o1", 0.0), ("o2", 1.0), ("o2", 1.0)]
+    assert rate_interval(outcomes, 0, 1000) == (0.5, 1.0)
+    # One object: every resample draws it, so the interval collapses onto its rate.
+    assert rate_interval([("o", 1.0), ("o", 0.0), ("o", 1.0)], 0, 1000) == (2 / 3, 2 / 3)
+    assert rate_interval(outcomes, 5, 200) == rate_interval(outcomes, 5, 200)  # seeded
+
+
+def test_strict_scores_without_any_lenient_recovery(tmp_path: Path) -> None:
+    from groundbench.scoring import score
+    from tests.test_scoring_hand import PREDICTIONS
+
+    folder = _write_folder(tmp_path)
+    lines = [{"model": "m", **p} for p in PREDICTIONS if p["condition"] == "image_only"]
+    normal = {m["metric"]: m for m in score(lines, folder=folder, configs=["hand_curated"], resamples=10).metrics}
+    strict = score(lines, folder=folder, configs=["hand_curated"], strict=True, resamples=10)
+    by_metric = {m["metric"]: m for m in strict.metrics}
+    # r2 (fenced) and r3 (prose around JSON) are lenient recoveries normally, malformed under --strict
+    assert (normal["lenient_recovered_rate"]["count"], normal["malformed_rate"]["count"]) == (2, 1)
+    assert (by_metric["lenient_recovered_rate"]["count"], by_metric["malformed_rate"]["count"]) == (0, 3)
+    # r3 was the only right action (by geometry); without its recovery nothing is right
+    assert (normal["action_accuracy"]["count"], by_metric["action_accuracy"]["count"]) == (1, 0)
+    assert strict.to_dict()["settings"]["strict"] is True
