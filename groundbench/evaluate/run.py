@@ -112,8 +112,8 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     gates: dict[tuple[str, str], dict[str, str]] = {}
     for config in settings.configs:
         for condition in settings.conditions:
-            task = groundbench(config, condition, str(settings.folder), settings.max_side, str(run))
-            ids = [str(sample.id) for sample in task.dataset][: settings.limit]
+            task = groundbench(config, condition, str(settings.folder), settings.max_side, str(run), settings.limit)
+            ids = [str(sample.id) for sample in task.dataset]
             first = task.dataset[0].metadata or {}
             gates[(config, condition)] = {name: first[name] for name in GATE_FIELDS}
             keys = [(config, condition, example_id) for example_id in ids]

@@ -10,10 +10,11 @@ box), so the words never contradict the pixels the model sees; the answer is map
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from datasets import Dataset
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 
@@ -25,16 +26,15 @@ from groundbench.scoring.conditions import is_known, is_text_only, row_allows
 Row = Mapping[str, Any]
 
 
-def load_rows(folder: Path, config: str) -> Iterator[dict[str, Any]]:
-    """Rows of one config of the published folder, image bytes undecoded (``{"bytes", "path"}``)."""
+def load_rows(folder: Path, config: str) -> Dataset:
+    """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``)."""
     from datasets import Image
 
     from groundbench.loaders import load_config
 
     if not (folder / "data" / config).is_dir():
         raise GroundBenchError(folder, "data", f"config {config!r} is not in this GroundBench folder")
-    dataset = load_config(config, folder).cast_column("image", Image(decode=False))
-    yield from dataset
+    return load_config(config, folder).cast_column("image", Image(decode=False))
 
 
 def in_sent_frame(row: Row, frame: Frame) -> dict[str, Any]:
@@ -75,7 +75,13 @@ def samples(
     """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
     if not is_known(condition):
         raise GroundBenchError("eval", "condition", f"unknown condition {condition!r}")
-    valid = sorted((r for r in load_rows(folder, config) if row_allows(r, condition)), key=lambda r: r["example_id"])
-    if not valid:
+    dataset = load_rows(folder, config)
+    # Choose the rows without their images, then read only the images of the rows chosen.
+    chosen = sorted(
+        (row["example_id"], index)
+        for index, row in enumerate(dataset.remove_columns("image"))
+        if row_allows(row, condition)
+    )[:limit]
+    if not chosen:
         raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
-    return [to_sample(r, config, condition, gate, max_side) for r in valid[:limit]]
+    return [to_sample(dataset[index], config, condition, gate, max_side) for _, index in chosen]

@@ -57,11 +57,13 @@ def groundbench(
     folder: str = "data/groundbench",
     max_side: int | None = None,
     answers_folder: str | None = None,
+    first: int | None = None,
 ) -> Task:
-    """Every row of ``config`` valid under ``condition``, asked with GroundBench's prompt and image."""
+    """Every row of ``config`` valid under ``condition`` (the ``first`` N by example id), asked with
+    GroundBench's prompt and image."""
     root = Path(folder)
     dataset = MemoryDataset(
-        samples(root, config, condition, gate_fields(root, config), max_side, None),
+        samples(root, config, condition, gate_fields(root, config), max_side, first),
         name=f"{config}-{condition.replace('/', '-')}",
     )
     steps = [generate()] + ([] if answers_folder is None else [record_answer(answers_folder)])
