@@ -374,6 +374,13 @@ def test_a_rebuilt_dataset_or_another_model_is_refused_for_a_run_folder(
     after = [json.loads(t) for t in (tmp_path / "run2" / "predictions.jsonl").read_text().splitlines()]
     assert [p["dataset_version"] for p in after] == ["0.1.1"] * 3
 
+    # a provider without its key fails before any row is read, in one line naming the variable
+    capsys.readouterr()
+    missing = [*command[:5], "openai-api/nokey/model", "--out", str(tmp_path / "run3")]
+    assert "NOKEY_API_KEY" not in os.environ
+    assert run_cli(root, *missing) == 2
+    assert "NOKEY_API_KEY" in capsys.readouterr().err and not (tmp_path / "run3").exists()
+
     with pytest.raises(GroundBenchError, match="model"):
         run_eval(
             EvalSettings(

@@ -9,6 +9,7 @@ run asks nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,6 +78,19 @@ def resolve_model(model: str | Model) -> str | Model:
     return model
 
 
+def check_model(model: str | Model, base_url: str | None, model_args: Mapping[str, Any]) -> None:
+    """Build the model's client once before any row is read, so a missing key or package fails first, in one line."""
+    from inspect_ai._util.error import PrerequisiteError  # not re-exported; the error inspect raises for these
+
+    if not isinstance(model, str):
+        return
+    try:
+        get_model(model, base_url=base_url, **model_args)
+    except PrerequisiteError as exc:
+        message = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(exc)).split())  # drop rich markup and line breaks
+        raise GroundBenchError("environment", "--model", f"{model}: {message}") from exc
+
+
 def model_args_for(model: str | Model, given: Mapping[str, Any]) -> dict[str, Any]:
     api = model.split("/", 1)[0] if isinstance(model, str) else ""
     return {**({"max_retries": 0} if api in OPENAI_SDK_APIS else {}), **given}
@@ -103,6 +117,9 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
         raise GroundBenchError("command line", "--limit", f"expected a positive number, found {settings.limit}")
     if settings.max_side is not None and settings.max_side < 16:
         raise GroundBenchError("command line", "--max-side", f"expected at least 16 pixels, found {settings.max_side}")
+    model = resolve_model(settings.model)
+    model_args = model_args_for(settings.model, settings.model_args)
+    check_model(model, settings.model_base_url, model_args)
     run = settings.out
     run.mkdir(parents=True, exist_ok=True)
     check_settings(run, cache_settings(settings))
@@ -126,11 +143,10 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     check_gate(run, cached.values(), gates)
     asked = sum(len(t.dataset) for t in tasks)
     if tasks:
-        model = resolve_model(settings.model)
         inspect_eval(
             tasks,
             model=model,
-            model_args=model_args_for(settings.model, settings.model_args),
+            model_args=model_args,
             model_base_url=settings.model_base_url,
             log_dir=str(run / LOGS),
             display=settings.display,  # type: ignore[arg-type]
