@@ -28,6 +28,7 @@ from inspect_ai.model import ContentImage, ContentText, get_model
 from PIL import Image
 from rich.console import Console
 
+from groundbench.cli import main
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.run import EvalSettings, mock_reply, run_eval
 from tests.conftest import REPO, build_all, run_cli
@@ -284,7 +285,9 @@ def _answered(out: Path) -> list[dict[str, Any]]:
     return [json.loads(t) for t in path.read_text().splitlines() if t.endswith("}")]
 
 
-def test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes(built: Path, tmp_path: Path) -> None:
+def test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Prompt verbatim and image sha256 at the server; SIGKILL mid-run; the rerun asks only what is unanswered."""
     wanted = {
         (config, r["example_id"]): (r["prompt"], r["image"]["sha256"])
@@ -315,8 +318,10 @@ def test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes(built: P
         assert len(asked_first) <= len(answered) + 1  # one connection: at most one request was in flight
         assert not (out / "predictions.jsonl").exists()
 
-        second = subprocess.run(_eval_command(built, out), cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert second.returncode == 0, second.stderr
+        # the resumed runs run in this process (same code; only the killed run needs its own process)
+        monkeypatch.setenv("STUB_API_KEY", "test-key")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        assert main(_eval_command(built, out)[3:]) == 0
         asked_second = stub.asked[len(asked_first) :]
         # exactly the rows without an answer were asked again, nothing already answered
         assert sorted((a.prompt, a.image_sha256) for a in asked_second) == sorted(
@@ -324,8 +329,7 @@ def test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes(built: P
         )
 
         predictions = (out / "predictions.jsonl").read_bytes()
-        third = subprocess.run(_eval_command(built, out), cwd=tmp_path, env=env, capture_output=True, text=True)
-        assert third.returncode == 0, third.stderr
+        assert main(_eval_command(built, out)[3:]) == 0
         assert len(stub.asked) == len(asked_first) + len(asked_second)  # a finished run is not paid for twice
         assert (out / "predictions.jsonl").read_bytes() == predictions
 

@@ -24,20 +24,25 @@ SETTINGS = "run.json"
 
 
 def check_settings(out: Path, settings: Mapping[str, Any]) -> None:
-    """Write ``run.json`` on the first run; refuse a later run of the same folder with other settings."""
+    """Refuse a run of a folder whose ``run.json`` names other settings (another model, resize, ...)."""
     path = out / SETTINGS
-    if path.is_file():
-        before = json.loads(path.read_text(encoding="utf-8"))
-        for name in sorted(set(before) | set(settings)):
-            if before.get(name) != settings.get(name):
-                raise GroundBenchError(
-                    path,
-                    name,
-                    f"this folder holds a run with {name}={before.get(name)!r}, not {settings.get(name)!r}: "
-                    "give another --out (or delete the folder to start again)",
-                )
+    if not path.is_file():
         return
-    write_text(path, json.dumps(dict(settings), indent=1, sort_keys=True) + "\n")
+    before = json.loads(path.read_text(encoding="utf-8"))
+    for name in sorted(set(before) | set(settings)):
+        if before.get(name) != settings.get(name):
+            raise GroundBenchError(
+                path,
+                name,
+                f"this folder holds a run with {name}={before.get(name)!r}, not {settings.get(name)!r}: "
+                "give another --out (or delete the folder to start again)",
+            )
+
+
+def write_settings(out: Path, settings: Mapping[str, Any]) -> None:
+    """Bind the folder to these settings (once, before the first answer is cached)."""
+    if not (out / SETTINGS).is_file():
+        write_text(out / SETTINGS, json.dumps(dict(settings), indent=1, sort_keys=True) + "\n")
 
 
 def read_answers(out: Path) -> dict[tuple[str, str, str], Line]:

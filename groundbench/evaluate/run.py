@@ -22,8 +22,9 @@ from rich.console import Console
 
 from groundbench.atomic import write_text
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.cache import check_gate, check_settings, read_answers
+from groundbench.evaluate.cache import check_gate, check_settings, read_answers, write_settings
 from groundbench.evaluate.predictions import GATE_FIELDS, jsonl
+from groundbench.evaluate.samples import NoValidRows
 from groundbench.evaluate.score import score_file
 from groundbench.evaluate.task import groundbench
 
@@ -121,7 +122,6 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     model_args = model_args_for(settings.model, settings.model_args)
     check_model(model, settings.model_base_url, model_args)
     run = settings.out
-    run.mkdir(parents=True, exist_ok=True)
     check_settings(run, cache_settings(settings))
     cached = read_answers(run)
     tasks: list[Task] = []
@@ -129,7 +129,11 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     gates: dict[tuple[str, str], dict[str, str]] = {}
     for config in settings.configs:
         for condition in settings.conditions:
-            task = groundbench(config, condition, str(settings.folder), settings.max_side, str(run), settings.limit)
+            try:
+                task = groundbench(config, condition, str(settings.folder), settings.max_side, str(run), settings.limit)
+            except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
+                err.print(f"{config} / {condition}: skipped ({exc.reason})")
+                continue
             ids = [str(sample.id) for sample in task.dataset]
             first = task.dataset[0].metadata or {}
             gates[(config, condition)] = {name: first[name] for name in GATE_FIELDS}
@@ -140,7 +144,14 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
             err.print(f"{config} / {condition}: {len(ids)} rows, {done} answered earlier, {len(todo)} to ask")
             if todo:
                 tasks.append(_todo(task, todo))
+    if not wanted:
+        raise GroundBenchError(
+            settings.folder,
+            "condition",
+            f"no row of {list(settings.configs)} is valid under {list(settings.conditions)}",
+        )
     check_gate(run, cached.values(), gates)
+    write_settings(run, cache_settings(settings))  # nothing is written before every check has passed
     asked = sum(len(t.dataset) for t in tasks)
     if tasks:
         inspect_eval(

@@ -26,6 +26,10 @@ from groundbench.scoring.conditions import is_known, is_text_only, row_allows
 Row = Mapping[str, Any]
 
 
+class NoValidRows(GroundBenchError):
+    """No row of the config may be asked under the condition (e.g. a GUI suite under ``part_named``)."""
+
+
 def load_rows(folder: Path, config: str) -> Dataset:
     """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``)."""
     from datasets import Image
@@ -83,5 +87,5 @@ def samples(
         if row_allows(row, condition)
     )[:limit]
     if not chosen:
-        raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
+        raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
     return [to_sample(dataset[index], config, condition, gate, max_side) for _, index in chosen]
