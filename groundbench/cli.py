@@ -329,6 +329,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_eval_log(args: argparse.Namespace) -> int:
+    try:
+        from groundbench.evaluate.run import score_logs
+    except ImportError as exc:
+        raise GroundBenchError(
+            "environment",
+            "inspect_ai",
+            f"groundbench eval-log needs the eval extra: pip install 'groundbench[eval]' ({exc})",
+        ) from exc
+    result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console)
+    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}")
+    return 0
+
+
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
 STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
 
@@ -623,6 +637,15 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["full", "rich", "plain", "log", "none"],
         help="inspect's progress display (default: inspect's own; plain for logs)",
     )
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "eval-log",
+        cmd_eval_log,
+        "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
+        "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only).",
+    )
+    p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
+    p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
         "check-card",

@@ -399,8 +399,9 @@ def test_a_rebuilt_dataset_or_another_model_is_refused_for_a_run_folder(
         )
 
 
-def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path) -> None:
-    """`inspect eval groundbench/groundbench -T ...` (the entry point) asks our text-only prompt, no image."""
+def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`inspect eval groundbench/groundbench -T ...` (the entry point) asks our text-only prompt, no image;
+    `groundbench eval-log` turns its log into the predictions and scores `groundbench eval` writes."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     requests = sorted(
@@ -429,8 +430,13 @@ def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path) -> N
             "none",
         ]
         done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert sorted(a.prompt for a in stub.asked) == sorted(r["prompt"] for r in requests[:2])
+        assert done.returncode == 0, done.stderr
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        same = ["eval", "curated_umd", "--condition", "part_named/text_only", "--model", "openai-api/stub/stub-vlm"]
+        assert run_cli(built, *same, "--limit", "2", "--display", "none", "--out", str(tmp_path / "ours")) == 0
+    assert len(stub.asked) == 4
+    assert sorted(a.prompt for a in stub.asked) == sorted(2 * [r["prompt"] for r in requests[:2]])
     assert all(a.image_sha256 is None for a in stub.asked)
     (info,) = list_eval_logs(str(tmp_path / "logs"))
     log = read_eval_log(info.name)
@@ -441,3 +447,8 @@ def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path) -> N
         assert sample.metadata["template_sha256"] == request["template_sha256"]
         assert sample.metadata["dataset_version"] == "0.1.0"
         assert sample.output.completion == reply
+
+    (path,) = (tmp_path / "logs").glob("*.eval")
+    assert run_cli(built, "eval-log", str(path), "--out", str(tmp_path / "from-log")) == 0
+    for name in ("predictions.jsonl", "scores.json"):
+        assert (tmp_path / "from-log" / name).read_bytes() == (tmp_path / "ours" / name).read_bytes()

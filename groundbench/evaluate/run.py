@@ -182,3 +182,38 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     scores = run / SCORES
     score_file(predictions, settings.folder, scores, out, err)
     return EvalResult(len(wanted), len(wanted) - asked, asked, predictions, scores)
+
+
+def predictions_from_logs(logs: Sequence[Path]) -> list[dict[str, Any]]:
+    """The predictions lines of answered samples in inspect logs of our task (``inspect eval groundbench/...``)."""
+    from inspect_ai.log import read_eval_log
+
+    from groundbench.evaluate.predictions import key, prediction_line
+
+    lines: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for path in logs:
+        try:
+            log = read_eval_log(str(path))
+        except (OSError, ValueError) as exc:
+            raise GroundBenchError(path, "file", f"expected an inspect log (.eval or .json) ({exc})") from exc
+        for sample in log.samples or []:
+            metadata = sample.metadata or {}
+            if "example_id" not in metadata or "template_sha256" not in metadata:
+                raise GroundBenchError(path, "samples", f"sample {sample.id} was not made by the groundbench task")
+            if sample.error is None and sample.output is not None:
+                line = prediction_line(metadata, str(log.eval.model), sample.output.completion)
+                if lines.setdefault(key(line), line) != line:
+                    raise GroundBenchError(path, "samples", f"two different answers for {' / '.join(key(line))}")
+    if not lines:
+        raise GroundBenchError(", ".join(map(str, logs)), "samples", "no answered sample in these logs")
+    return list(lines.values())
+
+
+def score_logs(logs: Sequence[Path], folder: Path, run: Path, out: Console, err: Console) -> EvalResult:
+    """Write ``predictions.jsonl`` and ``scores.json`` into ``run`` from inspect logs of our task."""
+    lines = predictions_from_logs(logs)
+    predictions = run / PREDICTIONS
+    write_text(predictions, jsonl(lines))
+    scores = run / SCORES
+    score_file(predictions, folder, scores, out, err)
+    return EvalResult(len(lines), len(lines), 0, predictions, scores)
