@@ -452,3 +452,23 @@ def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path, monk
     assert run_cli(built, "eval-log", str(path), "--out", str(tmp_path / "from-log")) == 0
     for name in ("predictions.jsonl", "scores.json"):
         assert (tmp_path / "from-log" / name).read_bytes() == (tmp_path / "ours" / name).read_bytes()
+
+
+def test_a_resized_answer_without_json_stays_malformed() -> None:
+    """Nothing to map back: the line keeps the raw response, so the scorer still counts it malformed."""
+    from groundbench.evaluate.predictions import prediction_line
+
+    metadata = {
+        "example_id": "x",
+        "config": "curated_umd",
+        "condition": "part_named",
+        "dataset_version": "0.1.0",
+        "manifest_sha256": "m",
+        "template_sha256": "t",
+        "resize": {"row_size": [640, 480], "sent_size": [320, 240]},
+    }
+    line = prediction_line(metadata, "m/x", "It is the handle.")
+    assert line["response"] == "It is the handle." and "parsed" not in line
+    fenced = prediction_line(metadata, "m/x", 'Sure: ```json\n{"action": "grasp", "box": [1, 2, 3, 4]}\n```')
+    assert fenced["raw_parse"] == "lenient"
+    assert fenced["parsed"] == {"part": None, "action": "grasp", "point": None, "box": [2.0, 4.0, 6.0, 8.0]}

@@ -3,7 +3,9 @@
 The line keeps the raw response and copies the gate fields from the sample's metadata. When the
 image was resized, the line also records the resize and carries the answer's ``parsed`` fields with
 every coordinate mapped back to the row's frame (the scorer then uses those fields; the raw text,
-in the sent frame, is kept as ``raw_response`` with its parse status as ``raw_parse``).
+in the sent frame, is kept as ``raw_response`` with its parse status as ``raw_parse``). The scorer
+counts such lines as parsed fields, so a fenced (lenient) answer is not counted as recovered there;
+``raw_parse`` keeps that count. An answer without any JSON stays a raw ``response`` (malformed).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from groundbench.evaluate.images import Frame
 from groundbench.scoring.conditions import FREE_FORM, base_condition
-from groundbench.scoring.parse import parse_response
+from groundbench.scoring.parse import MALFORMED, parse_response
 
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")
 Line = dict[str, Any]
@@ -48,11 +50,13 @@ def prediction_line(metadata: Mapping[str, Any], model: str, response: str) -> L
     resize = metadata.get("resize")
     if resize is not None:
         line["resize"] = dict(resize)
-    if resize is None or base_condition(metadata["condition"]) == FREE_FORM:  # prose has no coordinates
+    status = parse_response(response).status
+    # Prose (free form) and answers holding no JSON at all have no coordinates: the scorer reads them raw.
+    if resize is None or base_condition(metadata["condition"]) == FREE_FORM or status == MALFORMED:
         line["response"] = response
         return line
     line["raw_response"] = response
-    line["raw_parse"] = parse_response(response).status
+    line["raw_parse"] = status
     line["parsed"] = in_row_frame(response, frame_of(resize))
     return line
 
