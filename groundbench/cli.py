@@ -294,6 +294,68 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return run_compare(_data_folder(args), Path(args.a), Path(args.b), args.seed, args.resamples, args.json, out)
 
 
+def _model_arg(text: str) -> tuple[str, object]:
+    import yaml
+
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, found {text!r}")
+    return name, yaml.safe_load(value)  # numbers and booleans as such, like inspect's own -M
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    try:
+        from groundbench.evaluate.run import EvalSettings, run_eval
+    except ImportError as exc:  # the eval extra is optional: loading and scoring the data do not need it
+        raise GroundBenchError(
+            "environment",
+            "inspect_ai",
+            f"groundbench eval needs the eval extra: pip install 'groundbench[eval]' ({exc})",
+        ) from exc
+
+    folder = _data_folder(args)
+    result = run_eval(
+        EvalSettings(
+            model=args.model,
+            configs=args.configs,
+            conditions=args.condition,
+            folder=folder,
+            out=Path(args.out),
+            limit=args.limit,
+            max_side=args.max_side,
+            max_connections=args.max_connections,
+            max_retries=args.max_retries,
+            attempt_timeout=args.attempt_timeout,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            model_args=dict(args.model_arg),
+            model_base_url=args.model_base_url,
+            display=args.display,
+        ),
+        out,
+        console,
+    )
+    console.print(
+        f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
+        f"{result.predictions} and {result.scores}"
+    )
+    return 0
+
+
+def cmd_eval_log(args: argparse.Namespace) -> int:
+    try:
+        from groundbench.evaluate.run import score_logs
+    except ImportError as exc:
+        raise GroundBenchError(
+            "environment",
+            "inspect_ai",
+            f"groundbench eval-log needs the eval extra: pip install 'groundbench[eval]' ({exc})",
+        ) from exc
+    result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console)
+    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}")
+    return 0
+
+
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
 STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
 
@@ -565,6 +627,63 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the differences as JSON here")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "eval",
+        cmd_eval,
+        "Ask a model every row of CONFIG(s) under each --condition through inspect-ai (any provider it speaks to), "
+        "then write OUT/predictions.jsonl (raw responses, gate fields) and OUT/scores.json (the report of "
+        "`groundbench score` on that file); inspect's logs go to OUT/logs. Re-running the same command asks only "
+        "rows without an answer in OUT/answers.jsonl.",
+    )
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="built configs, e.g. curated_umd")
+    p.add_argument(
+        "--condition", action="append", required=True, help="repeatable, e.g. part_named, part_named/text_only, gui"
+    )
+    p.add_argument(
+        "--model",
+        required=True,
+        help="an inspect model, e.g. openai-api/vllm/Qwen/Qwen2.5-VL-7B-Instruct, openai/gpt-4o, "
+        "anthropic/claude-sonnet-4-0; mockllm/model answers a fixed JSON offline",
+    )
+    p.add_argument("--limit", type=int, help="ask only the first N rows (by example id) of each config and condition")
+    p.add_argument(
+        "--out", default="build/eval", help="run folder (default: build/eval); one model and settings per folder"
+    )
+    p.add_argument(
+        "--max-side",
+        type=int,
+        help="resize images whose longest side exceeds this; prompt and answer coordinates are mapped (recorded)",
+    )
+    p.add_argument("--max-connections", type=int, default=4, help="requests in flight (default 4)")
+    p.add_argument("--max-retries", type=int, default=3, help="retries of a failed request (default 3)")
+    p.add_argument("--attempt-timeout", type=int, default=300, help="seconds before one attempt is retried (300)")
+    p.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
+    p.add_argument("--max-tokens", type=int, help="maximum tokens per answer (default: the provider's)")
+    p.add_argument("--model-base-url", help="base URL of the model's API (else the provider's environment variable)")
+    p.add_argument(
+        "-M",
+        "--model-arg",
+        action="append",
+        default=[],
+        type=_model_arg,
+        metavar="KEY=VALUE",
+        help="argument for the provider's client (repeatable), as inspect's -M",
+    )
+    p.add_argument(
+        "--display",
+        choices=["full", "rich", "plain", "log", "none"],
+        help="inspect's progress display (default: inspect's own; plain for logs)",
+    )
+    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "eval-log",
+        cmd_eval_log,
+        "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
+        "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only).",
+    )
+    p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
+    p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
         "check-card",

@@ -1,0 +1,107 @@
+"""The run folder's answer cache: every answer is appended (and fsynced) the moment it arrives.
+
+A run killed at any point therefore loses at most the requests that were in flight; the next run
+reads the cache and asks only the rest, and a finished run asks nothing. The cache is bound to one
+run's settings (``run.json``: model, resize, generation settings) and every cached line carries the
+gate fields it was asked under, so a cache is never mixed with another model's answers or with rows
+of a rebuilt dataset: such a run is refused with the field that differs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from groundbench.atomic import write_text
+from groundbench.errors import GroundBenchError
+from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
+
+ANSWERS = "answers.jsonl"
+SETTINGS = "run.json"
+
+
+def check_settings(out: Path, settings: Mapping[str, Any]) -> None:
+    """Refuse a run of a folder whose ``run.json`` names other settings (another model, resize, ...)."""
+    path = out / SETTINGS
+    if not path.is_file():
+        return
+    before = json.loads(path.read_text(encoding="utf-8"))
+    for name in sorted(set(before) | set(settings)):
+        if before.get(name) != settings.get(name):
+            raise GroundBenchError(
+                path,
+                name,
+                f"this folder holds a run with {name}={before.get(name)!r}, not {settings.get(name)!r}: "
+                "give another --out (or delete the folder to start again)",
+            )
+
+
+def write_settings(out: Path, settings: Mapping[str, Any]) -> None:
+    """Bind the folder to these settings (once, before the first answer is cached)."""
+    if not (out / SETTINGS).is_file():
+        write_text(out / SETTINGS, json.dumps(dict(settings), indent=1, sort_keys=True) + "\n")
+
+
+def read_answers(out: Path) -> dict[tuple[str, str, str], Line]:
+    """Cached lines by (config, condition, example id). A torn last line (the run was killed) is dropped."""
+    path = out / ANSWERS
+    if not path.is_file():
+        return {}
+    lines = path.read_text(encoding="utf-8").split("\n")
+    answers: dict[tuple[str, str, str], Line] = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except ValueError as exc:
+            if number == len(lines):  # the last line, not newline-terminated: a write cut short
+                break
+            raise GroundBenchError(path, f"line {number}", f"expected one JSON object ({exc})") from exc
+        answers.setdefault(key(line), line)
+    return answers
+
+
+def check_gate(out: Path, cached: Iterable[Line], current: Mapping[tuple[str, str], Mapping[str, str]]) -> None:
+    """Refuse cached answers asked under other gate fields than the folder's now (the data was rebuilt)."""
+    for line in cached:
+        gate = current.get((line["config"], line["condition"]))
+        if gate is None:
+            continue
+        for name in GATE_FIELDS:
+            if line.get(name) != gate[name]:
+                raise GroundBenchError(
+                    out / ANSWERS,
+                    name,
+                    f"{line['config']} / {line['condition']} / {line['example_id']} was answered under "
+                    f"{line.get(name)!r}; the folder now gives {gate[name]!r} (the dataset was rebuilt): "
+                    "give another --out to evaluate this build",
+                )
+
+
+class AnswerLog:
+    """Append-only writer used by the task's recording solver (one event loop: writes never interleave)."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / ANSWERS
+        drop_torn_tail(self.path)
+
+    def append(self, line: Mapping[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+
+def drop_torn_tail(path: Path) -> None:
+    """Cut a last line a killed run left without its newline, so appends start on a line of their own."""
+    if not path.is_file():
+        return
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        with open(path, "r+b") as handle:
+            handle.truncate(data.rfind(b"\n") + 1)

@@ -1,0 +1,91 @@
+"""Rows of the published folder -> inspect samples: our prompt, the row's image bytes, the gate fields.
+
+One sample per row valid under the condition (excluded rows are never asked), its id the row's
+``example_id``, sorted by that id. The prompt is :func:`groundbench.loaders.prompts.build_prompt`,
+the function ``groundbench requests`` uses. When the image is resized (``max_side``) the prompt is
+built by the same function from the row's geometry in the sent frame (size, the supplied point and
+box), so the words never contradict the pixels the model sees; the answer is mapped back before scoring.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from datasets import Dataset
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
+
+from groundbench.errors import GroundBenchError
+from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
+from groundbench.loaders.prompts import build_prompt, template_hash
+from groundbench.scoring.conditions import is_known, is_text_only, row_allows
+
+Row = Mapping[str, Any]
+
+
+class NoValidRows(GroundBenchError):
+    """No row of the config may be asked under the condition (e.g. a GUI suite under ``part_named``)."""
+
+
+def load_rows(folder: Path, config: str) -> Dataset:
+    """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``)."""
+    from datasets import Image
+
+    from groundbench.loaders import load_config
+
+    if not (folder / "data" / config).is_dir():
+        raise GroundBenchError(folder, "data", f"config {config!r} is not in this GroundBench folder")
+    return load_config(config, folder).cast_column("image", Image(decode=False))
+
+
+def in_sent_frame(row: Row, frame: Frame) -> dict[str, Any]:
+    """A copy of the row whose size and part geometry are those of the resized image (for the prompt)."""
+    scaled = copy.deepcopy(dict(row))
+    scaled["width"], scaled["height"] = frame.sent_width, frame.sent_height
+    for part in scaled.get("parts") or []:
+        if part.get("point_xy"):
+            part["point_xy"] = list(frame.to_sent(*part["point_xy"]))
+        if part.get("bbox_xyxy"):
+            x0, y0, x1, y1 = part["bbox_xyxy"]
+            part["bbox_xyxy"] = [*frame.to_sent(x0, y0), *frame.to_sent(x1, y1)]
+    return scaled
+
+
+def to_sample(row: Row, config: str, condition: str, gate: Mapping[str, str], max_side: int | None) -> Sample:
+    """The sample a model is asked for one row; its metadata is what the predictions line copies."""
+    example_id = str(row["example_id"])
+    where = f"{config}: {example_id}"
+    metadata: dict[str, Any] = {"example_id": example_id, "config": config, "condition": condition, **gate}
+    content: list[Content] = []
+    prompt_row: Row = row
+    if not is_text_only(condition):
+        image = row["image"] or {}
+        uri, frame = prepared_image(verified_bytes(image.get("bytes"), row["image_sha256"], where), where, max_side)
+        content.append(ContentImage(image=uri))
+        if frame.resized:
+            metadata["resize"] = frame.record()
+            prompt_row = in_sent_frame(row, frame)
+    content.append(ContentText(text=build_prompt(prompt_row, condition)))
+    metadata["template_sha256"] = template_hash(condition)
+    return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
+
+
+def samples(
+    folder: Path, config: str, condition: str, gate: Mapping[str, str], max_side: int | None, limit: int | None
+) -> list[Sample]:
+    """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
+    if not is_known(condition):
+        raise GroundBenchError("eval", "condition", f"unknown condition {condition!r}")
+    dataset = load_rows(folder, config)
+    # Choose the rows without their images, then read only the images of the rows chosen.
+    chosen = sorted(
+        (row["example_id"], index)
+        for index, row in enumerate(dataset.remove_columns("image"))
+        if row_allows(row, condition)
+    )[:limit]
+    if not chosen:
+        raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
+    return [to_sample(dataset[index], config, condition, gate, max_side) for _, index in chosen]

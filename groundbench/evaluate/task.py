@@ -1,0 +1,71 @@
+"""The inspect-ai task: one (config, condition) of a published GroundBench folder.
+
+``groundbench eval`` runs it; so can ``inspect eval groundbench/groundbench -T config=... -T
+condition=...`` (the package registers it under the ``inspect_ai`` entry point). Its solver asks the
+model once (``generate``) and, when given an answers file, appends the predictions line at once.
+Its scorer reports only the answer format (strict JSON, any JSON); GroundBench's metrics need the
+whole group (tau, baselines, bootstrap) and come from ``groundbench.scoring`` on the predictions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.solver import Generate, TaskState, generate, solver
+
+from groundbench.evaluate.cache import AnswerLog
+from groundbench.evaluate.gate import gate_fields
+from groundbench.evaluate.predictions import prediction_line
+from groundbench.evaluate.samples import samples
+from groundbench.scoring.parse import MALFORMED, STRICT, parse_response
+
+
+@solver
+def record_answer(answers_folder: str):
+    """Append each answered sample's predictions line to the run folder's answer cache."""
+    log = AnswerLog(Path(answers_folder))
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        log.append(prediction_line(state.metadata, str(state.model), state.output.completion))
+        return state
+
+    return solve
+
+
+@scorer(metrics={"strict_json": [mean()], "any_json": [mean()]})
+def answer_format():
+    """How often the raw answer was one bare JSON object (strict), or held one at all (strict or lenient)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        status = parse_response(state.output.completion).status
+        return Score(
+            value={"strict_json": float(status == STRICT), "any_json": float(status != MALFORMED)},
+            answer=state.output.completion,
+            metadata={"parse": status},
+        )
+
+    return score
+
+
+@task
+def groundbench(
+    config: str = "curated_gapartnet",
+    condition: str = "part_named",
+    folder: str = "data/groundbench",
+    max_side: int | None = None,
+    answers_folder: str | None = None,
+    first: int | None = None,
+) -> Task:
+    """Every row of ``config`` valid under ``condition`` (the ``first`` N by example id), asked with
+    GroundBench's prompt and image."""
+    root = Path(folder)
+    dataset = MemoryDataset(
+        samples(root, config, condition, gate_fields(root, config), max_side, first),
+        name=f"{config}-{condition.replace('/', '-')}",
+    )
+    steps = [generate()] + ([] if answers_folder is None else [record_answer(answers_folder)])
+    name = f"groundbench_{config}_{condition.replace('/', '_')}"  # a '/' would cut the log's file name
+    return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name)

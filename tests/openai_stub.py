@@ -1,0 +1,97 @@
+"""A loopback OpenAI-compatible chat-completions server that records what each request carried.
+
+Binds 127.0.0.1 only. For every ``POST /v1/chat/completions`` it records the prompt text, the
+sha256 of the image bytes decoded from the data URI (None when no image was sent) and the whole
+body, waits ``delay`` seconds (so a test can kill a client mid-run), and answers ``reply``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Asked:
+    prompt: str
+    image_sha256: str | None
+    body: dict[str, Any]
+
+
+def _asked(body: dict[str, Any]) -> Asked:
+    (message,) = body["messages"]
+    content = message["content"]
+    if isinstance(content, str):
+        return Asked(content, None, body)
+    texts = [c["text"] for c in content if c["type"] == "text"]
+    images = [c["image_url"]["url"] for c in content if c["type"] == "image_url"]
+    assert len(texts) == 1 and len(images) <= 1, content
+    sha = None
+    if images:
+        head, _, data = images[0].partition(",")
+        assert head.startswith("data:image/") and head.endswith(";base64"), head
+        sha = hashlib.sha256(base64.b64decode(data)).hexdigest()
+    return Asked(texts[0], sha, body)
+
+
+class OpenAIStub:
+    def __init__(self, reply: str, delay: float = 0.0) -> None:
+        self.asked: list[Asked] = []
+        self.reply = reply
+        self.delay = delay
+        self.lock = threading.Lock()
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self.path != "/v1/chat/completions":
+                    self.send_error(404)
+                    return
+                with stub.lock:
+                    stub.asked.append(_asked(body))
+                time.sleep(stub.delay)
+                answer = {
+                    "id": "chatcmpl-stub",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body["model"],
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": stub.reply}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                }
+                data = json.dumps(answer).encode()
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the client was killed while this request was in flight
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAIStub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
