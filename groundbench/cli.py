@@ -351,7 +351,7 @@ def cmd_eval_log(args: argparse.Namespace) -> int:
             "inspect_ai",
             f"groundbench eval-log needs the eval extra: pip install 'groundbench[eval]' ({exc})",
         ) from exc
-    result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console)
+    result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console, args.subset)
     console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}")
     return 0
 
@@ -684,6 +684,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
     p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
+    p.add_argument(
+        "--subset", action="store_true", help="the logs answer a deliberate subset (inspect eval --limit): score it as one"
+    )
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
         "check-card",

@@ -111,8 +111,9 @@ def asked_by(messages: list[Any]) -> tuple[str, str | None]:
     return texts[0], sha
 
 
-def score_cli(root: Path, predictions: Path, out: Path) -> dict[str, Any]:
-    assert run_cli(root, "score", str(predictions), "--json", str(out)) == 0
+def score_cli(root: Path, predictions: Path, out: Path, subset: bool = True) -> dict[str, Any]:
+    """``groundbench score`` on a predictions file (the eval runs here use --limit: a deliberate subset)."""
+    assert run_cli(root, "score", str(predictions), "--json", str(out), *(["--subset"] if subset else [])) == 0
     return json.loads(out.read_text())
 
 
@@ -368,6 +369,11 @@ def test_a_rebuilt_dataset_or_another_model_is_refused_for_a_run_folder(
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     assert run_cli(root, "assemble") == 0
     capsys.readouterr()
+    # the scorer refuses the old predictions against the rebuilt data, unless told to override
+    assert run_cli(root, "score", str(out / "predictions.jsonl"), "--subset") == 2
+    assert "dataset_version" in capsys.readouterr().err
+    assert run_cli(root, "score", str(out / "predictions.jsonl"), "--subset", "--allow-gate-mismatch") == 0
+    assert "GATE OVERRIDDEN" in capsys.readouterr().err
     assert run_cli(root, *command, "--limit", "3", "--out", str(out)) == 2
     error = capsys.readouterr().err
     assert "dataset_version" in error and "'0.1.0'" in error and "'0.1.1'" in error
@@ -449,7 +455,7 @@ def test_inspect_eval_runs_the_registered_task(built: Path, tmp_path: Path, monk
         assert sample.output.completion == reply
 
     (path,) = (tmp_path / "logs").glob("*.eval")
-    assert run_cli(built, "eval-log", str(path), "--out", str(tmp_path / "from-log")) == 0
+    assert run_cli(built, "eval-log", str(path), "--subset", "--out", str(tmp_path / "from-log")) == 0
     for name in ("predictions.jsonl", "scores.json"):
         assert (tmp_path / "from-log" / name).read_bytes() == (tmp_path / "ours" / name).read_bytes()
 

@@ -180,7 +180,7 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(answers[k] for k in wanted))
     scores = run / SCORES
-    score_file(predictions, settings.folder, scores, out, err)
+    score_file(predictions, settings.folder, scores, out, err, subset=settings.limit is not None)
     return EvalResult(len(wanted), len(wanted) - asked, asked, predictions, scores)
 
 
@@ -209,11 +209,13 @@ def predictions_from_logs(logs: Sequence[Path]) -> list[dict[str, Any]]:
     return list(lines.values())
 
 
-def score_logs(logs: Sequence[Path], folder: Path, run: Path, out: Console, err: Console) -> EvalResult:
+def score_logs(
+    logs: Sequence[Path], folder: Path, run: Path, out: Console, err: Console, subset: bool = False
+) -> EvalResult:
     """Write ``predictions.jsonl`` and ``scores.json`` into ``run`` from inspect logs of our task."""
     lines = predictions_from_logs(logs)
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(lines))
     scores = run / SCORES
-    score_file(predictions, folder, scores, out, err)
+    score_file(predictions, folder, scores, out, err, subset=subset)
     return EvalResult(len(lines), len(lines), 0, predictions, scores)
