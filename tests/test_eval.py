@@ -111,8 +111,8 @@ def asked_by(messages: list[Any]) -> tuple[str, str | None]:
     return texts[0], sha
 
 
-def score_cli(root: Path, predictions: Path, out: Path, subset: bool = True) -> dict[str, Any]:
-    """``groundbench score`` on a predictions file (the eval runs here use --limit: a deliberate subset)."""
+def score_cli(root: Path, predictions: Path, out: Path, subset: bool = False) -> dict[str, Any]:
+    """``groundbench score`` on a predictions file (``--subset`` for a run with --limit: a deliberate subset)."""
     assert run_cli(root, "score", str(predictions), "--json", str(out), *(["--subset"] if subset else [])) == 0
     return json.loads(out.read_text())
 
@@ -179,7 +179,7 @@ def test_mock_model_mix_scores_equal_groundbench_score_and_hand_counts(built: Pa
 
     # the report equals `groundbench score` on the same file, metric by metric
     report = json.loads(result.scores.read_text())
-    again = score_cli(built, result.predictions, tmp_path / "score.json")
+    again = score_cli(built, result.predictions, tmp_path / "score.json", subset=True)
     assert report["metrics"] == again["metrics"] and report == again
 
     # and the numbers derived here by hand, from what each row's answer said and the row's own truth
@@ -347,7 +347,7 @@ def test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes(
     assert sorted((p["config"], p["example_id"]) for p in lines) == sorted(wanted)
     assert all(p["response"] == reply for p in lines)
     assert json.loads((out / "scores.json").read_text()) == score_cli(
-        built, out / "predictions.jsonl", tmp_path / "s.json"
+        built, out / "predictions.jsonl", tmp_path / "s.json", subset=True
     )
     assert list((out / "logs").glob("*.eval"))  # inspect's own logs are kept beside them
 
