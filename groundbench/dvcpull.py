@@ -12,12 +12,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundbench.errors import GroundBenchError
 from groundbench.manifests import read_manifest
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 
 def pull_config(root: Path, config: str, remote: str | None = None) -> tuple[int, int]:
-    """Returns (files pulled in the first step, images pulled)."""
+    """Returns (files pulled in the first step, images pulled); no remote configured is one clear error."""
+    from dvc.config import NoRemoteError, RemoteNotFoundError
+
+    try:
+        return _pull(root, config, remote)
+    except NoRemoteError as exc:
+        raise GroundBenchError(
+            ".dvc/config",
+            "remote",
+            "no DVC remote is configured: ask the maintainer for one (`dvc remote add -d NAME URL`) or build "
+            "locally with `make build`",
+        ) from exc
+    except RemoteNotFoundError as exc:
+        raise GroundBenchError(".dvc/config", "remote", f"{exc}") from exc
+
+
+def _pull(root: Path, config: str, remote: str | None) -> tuple[int, int]:
     from dvc.repo import Repo
 
     published = [f"data/groundbench/data/{config}", "data/groundbench/README.md", "data/groundbench/croissant.json"]
