@@ -111,7 +111,12 @@ def _fetch_hub(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts:
     commit = hub.resolve(s.origin, opts.revision or pinned or "main")
     same = recorded is not None and recorded["revision"] == commit
     staging = source_dir(root, s.name) / DOWNLOADS
-    files = hub.download(s, commit, staging, recorded.get("files") if same and recorded else None, opts.progress)
+    try:
+        files = hub.download(s, commit, staging, recorded.get("files") if same and recorded else None, opts.progress)
+    except GroundBenchError as exc:
+        if exc.field != "download":  # refused bytes are never resumed from; a dropped download is
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
     with atomic_dir(tree_dir(root, s.name)) as tmp:
         for f in files:
             target = tmp / hub.relocated(s, f.path)
