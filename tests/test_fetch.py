@@ -252,3 +252,50 @@ def test_gapartnet_says_where_to_request_it(root: Path, capsys: pytest.CaptureFi
     assert run_cli(root, "fetch", "gapartnet") == 2
     err = capsys.readouterr().err
     assert "https://forms.gle/3qzv8z5vP2BT5ARN7" in err and "--from ARCHIVE_OR_FOLDER" in err
+
+
+def _gapartnet_download(folder: Path, renders: bool) -> Path:
+    objects = folder / "GAPartNet_PartNetMobility" / "partnet_mobility_part"
+    for object_id in ("100", "101"):
+        (objects / object_id).mkdir(parents=True)
+        (objects / object_id / "link_annotation_gapartnet.json").write_text("[]")
+    if renders:
+        for kind in ("rgb", "segmentation", "metafile"):
+            (folder / "renders" / kind).mkdir(parents=True)
+    archive = folder.parent / f"{folder.name}.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted(folder.rglob("*")):
+            zipped.write(path, path.relative_to(folder).as_posix())
+    return archive
+
+
+def test_gapartnet_from_a_download_checks_its_layout(root: Path, tmp_path: Path) -> None:
+    with_renders = _gapartnet_download(tmp_path / "with_renders", renders=True)
+    assert run_cli(root, "fetch", "gapartnet", "--from", str(with_renders)) == 0
+    record = read_record(root, "gapartnet")
+    assert record is not None
+    assert record["layout"] == {"assets": "GAPartNet_PartNetMobility/partnet_mobility_part", "renders": "renders"}
+    assert record["archive"]["sha256"] == hashlib.sha256(with_renders.read_bytes()).hexdigest()
+    assert run_cli(root, "sources", "real") == 0
+    gapartnet = load_params(root)["sources"]["gapartnet"]
+    assert gapartnet == {
+        "assets": "data/sources/gapartnet/tree/GAPartNet_PartNetMobility/partnet_mobility_part",
+        "renders": "data/sources/gapartnet/tree/renders",
+    }
+
+    # the release itself ships no renders: fetched, but its configs stay out, saying why
+    bare = _gapartnet_download(tmp_path / "bare", renders=False)
+    assert run_cli(root, "fetch", "gapartnet", "--from", str(bare), "--update") == 0
+    assert run_cli(root, "sources", "real") == 0
+    assert load_params(root)["sources"]["gapartnet"] == {"assets": None, "renders": None}
+    assert run_convert(root, load_params(root), "gapartnet", progress=False) == {}
+    marker = (root / "data/interim/gapartnet/curated_gapartnet/ABSENT").read_text()
+    assert "no rendered views" in marker
+
+
+def test_gapartnet_download_without_object_folders_is_refused(root: Path, tmp_path: Path) -> None:
+    junk = tmp_path / "junk"
+    (junk / "something").mkdir(parents=True)
+    (junk / "something" / "readme.txt").write_text("not GAPartNet")
+    assert run_cli(root, "fetch", "gapartnet", "--from", str(junk)) == 2
+    assert read_record(root, "gapartnet") is None and not (root / "data/sources/gapartnet/tree").exists()

@@ -97,7 +97,7 @@ def use_sources(root: Path, mode: str) -> dict[str, Any]:
     if mode not in ("real", "sample"):
         raise GroundBenchError("command line", "mode", f"expected real or sample, found {mode!r}")
     values = real_values(root) if mode == "real" else sample_values()
-    if mode == "real" and all(v is None for v in values.values()):
+    if mode == "real" and all(read_record(root, name) is None for name in SOURCES):
         raise GroundBenchError(
             SOURCES_DIR, "provenance.json", "no source fetched yet; run `groundbench fetch SOURCE` first"
         )
