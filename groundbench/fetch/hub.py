@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,7 +101,9 @@ def download(
     """Every wanted file at ``commit`` into ``staging`` (same paths as in the repo), each one checked."""
     huggingface_hub, _ = _hub()
     if not progress:
-        os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] = "1"
+        from huggingface_hub.utils import disable_progress_bars
+
+        disable_progress_bars()
     fetched = []
     for path, size, oid, is_lfs in list_files(spec, commit):
         try:

@@ -7,6 +7,7 @@ is either the previous complete tree or the new one. Partial downloads stay in
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,7 +122,7 @@ def _fetch_hub(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts:
         for f in files:
             target = tmp / hub.relocated(s, f.path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(staging / f.path, target)
+            os.replace(staging / f.path, target)  # same file system: a rename, not a second copy
             if f.path in s.unzip:
                 unpack.extract(target, tmp)
                 target.unlink()  # the archive's sha256 is in the record; the tree holds what it unpacks to
