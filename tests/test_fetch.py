@@ -115,6 +115,17 @@ def test_http_fetch_resumes_after_a_dropped_connection_and_unpacks_the_release(
     assert "not fetched: `groundbench fetch screenspot_pro`" in marker
 
 
+def test_a_partial_download_left_by_a_killed_run_is_resumed(root: Path, tarball: bytes) -> None:
+    part = root / "data/sources/umd/.download/part-affordance-dataset-tools.tar.gz.part"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(tarball[:1000])
+    with FileServer({UMD_PATH: tarball}) as server:
+        assert run_cli(root, "fetch", "umd", "--url", server.url + UMD_PATH, "--quiet") == 0
+    assert [r for r in server.requests if r[0] == "GET"] == [("GET", UMD_PATH, "bytes=1000-")]
+    record = read_record(root, "umd")
+    assert record is not None and record["archive"]["sha256"] == hashlib.sha256(tarball).hexdigest()
+
+
 def test_a_changed_upstream_archive_is_refused_and_the_tree_kept(root: Path, tarball: bytes) -> None:
     with FileServer({UMD_PATH: tarball}) as server:
         assert run_cli(root, "fetch", "umd", "--url", server.url + UMD_PATH, "--quiet") == 0

@@ -44,13 +44,16 @@ def _hash_prefix(path: Path) -> tuple[hashlib._Hash, int]:
     return digest, size
 
 
-def _open(url: str, offset: int) -> http.client.HTTPResponse:
+def _open(url: str, offset: int) -> http.client.HTTPResponse | None:
+    """The response from ``offset`` on; None when the partial file already holds every byte (416)."""
     request = urllib.request.Request(url, headers={"User-Agent": "groundbench-fetch"})
     if offset:
         request.add_header("Range", f"bytes={offset}-")
     try:
         return urllib.request.urlopen(request, timeout=TIMEOUT)  # noqa: S310 (http(s) URLs from the catalog)
     except urllib.error.HTTPError as exc:
+        if exc.code == 416 and offset:
+            return None
         raise GroundBenchError(url, "HTTP", f"expected 200/206, got {exc.code} {exc.reason}") from exc
     except (urllib.error.URLError, OSError) as exc:
         raise GroundBenchError(url, "connection", f"could not connect ({exc})") from exc
@@ -71,6 +74,8 @@ def download(
     try:
         for _attempt in range(ATTEMPTS):
             response = _open(url, size)
+            if response is None:
+                break
             if size and response.status != 206:
                 # The server ignored Range: start again from the first byte.
                 digest, size = hashlib.sha256(), 0
@@ -95,9 +100,7 @@ def download(
                             raise GroundBenchError(url, "size", f"expected {expected_bytes} bytes, got more")
                     handle.flush()
                     os.fsync(handle.fileno())
-            except (http.client.IncompleteRead, ConnectionError, TimeoutError, OSError) as exc:
-                if isinstance(exc, GroundBenchError):
-                    raise
+            except (http.client.IncompleteRead, ConnectionError, TimeoutError, OSError):
                 continue  # dropped mid-body: ask for the rest
             if end is not None and size < end:
                 continue
