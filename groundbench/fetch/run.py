@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import atomic_dir
+from groundbench.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.errors import GroundBenchError
 from groundbench.fetch import http, unpack
 from groundbench.fetch.catalog import HTTP, HUB, MANUAL, SourceSpec, spec
@@ -216,6 +216,7 @@ def fetch(root: Path, name: str, opts: FetchOptions, echo: Callable[[str], None]
     s = spec(name)
     for line in licence_lines(s):  # the terms come before any byte is downloaded
         echo(line)
+    remove_stale_temporaries(source_dir(root, name))  # a tree half-built by a killed fetch
     recorded = read_record(root, name)
     if (
         not opts.refresh
