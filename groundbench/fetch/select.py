@@ -121,9 +121,8 @@ def absent_hint(root: Path, source: str) -> str:
         return ""
     record = read_record(root, name)
     if record is None:
-        return f"; not fetched: `groundbench fetch {name}`" + (
-            " --from ARCHIVE_OR_FOLDER" if name == "gapartnet" else ""
-        )
+        option = " --from ARCHIVE_OR_FOLDER" if name == "gapartnet" else ""
+        return f"; not fetched: `groundbench fetch {name}{option}`"
     if name == "gapartnet" and not (record.get("layout") or {}).get("renders"):
         return (
             "; the fetched GAPartNet has no rendered views (rgb/ segmentation/ metafile/): the release ships "
