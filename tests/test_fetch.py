@@ -112,7 +112,7 @@ def test_http_fetch_resumes_after_a_dropped_connection_and_unpacks_the_release(
     assert counts["bulk_umd"] > 0
     assert run_convert(root, params, "screenspot_pro", progress=False) == {}
     marker = (root / "data/interim/screenspot_pro/gui_screenspot_pro/ABSENT").read_text()
-    assert "not fetched: `groundbench fetch screenspot_pro`" in marker
+    assert "not fetched (run `groundbench fetch screenspot_pro`)" in marker
 
 
 def test_a_partial_download_left_by_a_killed_run_is_resumed(root: Path, tarball: bytes) -> None:

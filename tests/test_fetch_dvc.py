@@ -82,7 +82,7 @@ def test_the_real_build_reads_the_fetched_sources_and_dvc_lock_pins_them(maintai
     assert built == BUILT
     for config in ("gui_screenspot", "gui_screenspot_pro", "curated_gapartnet", "contrast_gapartnet"):
         reason = (maintainer / "data/shards" / config / "ABSENT").read_text()
-        assert "is null in params.yaml; not fetched: `groundbench fetch" in reason, (config, reason)
+        assert "is null in params.yaml; not fetched (run `groundbench fetch" in reason, (config, reason)
     # rows come from the fetched trees, not from the samples
     summary = _run(maintainer, sys.executable, "-m", "groundbench.cli", "summary")
     assert "gui_pro" in summary and "gui_screenspot_v2" in summary

@@ -122,7 +122,7 @@ def absent_hint(root: Path, source: str) -> str:
     record = read_record(root, name)
     if record is None:
         option = " --from ARCHIVE_OR_FOLDER" if name == "gapartnet" else ""
-        return f"; not fetched: `groundbench fetch {name}{option}`"
+        return f"; not fetched (run `groundbench fetch {name}{option}`)"
     if name == "gapartnet" and not (record.get("layout") or {}).get("renders"):
         return (
             "; the fetched GAPartNet has no rendered views (rgb/ segmentation/ metafile/): the release ships "
