@@ -200,6 +200,25 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
     return _text("baselines.md").strip().format(rows=_rows(lines, 15))
 
 
+def source_provenance_section(records: list[dict]) -> str:
+    """Origin, revision and checksum of each fetched source the build read (data/sources/<source>/provenance.json)."""
+    from groundbench.fetch.provenance import checksum
+
+    if not records:
+        return "- Fetched sources read: none (every source read is an embedded sample or a local tree)"
+    rows = [
+        f"| {r['title']} | {_cell(r['origin'])} | `{r['revision']}` | `{checksum(r)}` | "
+        f"{r['tree']['files']} files, {r['tree']['bytes']:,} bytes, tree sha256 `{r['tree']['sha256']}` | "
+        f"{_cell(r['licence'])} |"
+        for r in records
+    ]
+    header = (
+        "| fetched source | origin | revision | checksum | unpacked tree | licence (recorded at fetch) |\n"
+        "| --- | --- | --- | --- | --- | --- |"
+    )
+    return header + "\n" + "\n".join(rows)
+
+
 def render_body(facts: DatasetFacts) -> str:
     configs = facts.configs
     config_rows = [
@@ -292,6 +311,7 @@ def render_body(facts: DatasetFacts) -> str:
         limitation_rows="\n".join(limitation_rows),
         licence_rows=_rows(licence_rows, 3),
         provenance_rows=_rows(provenance_rows, 5),
+        source_provenance=source_provenance_section(facts.source_provenance),
         source_settings=settings,
         lock_sha256=facts.lock_sha256,
         git_commit_line=GIT_COMMIT_PLACEHOLDER,

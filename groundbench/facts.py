@@ -293,6 +293,8 @@ class FactsMeta:
     lock_sha256: str
     # Registry configs this build does not contain -> why (from data/shards/<config>/ABSENT).
     absent: dict[str, str] = field(default_factory=dict)
+    # Provenance records of the fetched sources the build read (groundbench.fetch.provenance).
+    source_provenance: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -305,6 +307,7 @@ class DatasetFacts:
     lock_sha256: str  # requirements.lock
     absent: dict[str, str] = field(default_factory=dict)  # config -> why it is not in this build
     baselines: BaselinesCard | None = None  # the `baselines` config, when built
+    source_provenance: list[dict] = field(default_factory=list)  # fetched sources read: origin, revision, checksum
 
     @property
     def total_rows(self) -> int:
@@ -348,4 +351,5 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         lock_sha256=meta.lock_sha256,
         absent={name: reason for name, reason in meta.absent.items() if name not in names},
         baselines=baselines_card(data_root / BASELINES_CONFIG),
+        source_provenance=meta.source_provenance,
     )

@@ -23,6 +23,8 @@ from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
 from groundbench.facts import DatasetFacts, FactsMeta, source_setting
+from groundbench.fetch.provenance import source_provenance
+from groundbench.fetch.select import absent_hint
 from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import NESTED_SOURCES, get, source_root
@@ -191,7 +193,7 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
                     continue  # derived configs: their own stage marks them absent
                 (tmp / config.name).mkdir()
                 (tmp / config.name / ABSENT_MARKER).write_text(
-                    f"sources.{NESTED_SOURCES.get(source, source)} is null in params.yaml\n"
+                    f"sources.{NESTED_SOURCES.get(source, source)} is null in params.yaml{absent_hint(root, source)}\n"
                 )
         return {}
     return CONVERTERS[source](folder, out, root, params, progress)
@@ -254,7 +256,9 @@ def run_derive(root: Path, params: dict[str, Any], construction: str, progress: 
     if source_root(root, params, info.source) is None:
         with atomic_dir(out) as tmp:
             (tmp / config).mkdir()
-            (tmp / config / ABSENT_MARKER).write_text(f"sources.{info.source} is null in params.yaml\n")
+            (tmp / config / ABSENT_MARKER).write_text(
+                f"sources.{info.source} is null in params.yaml{absent_hint(root, info.source)}\n"
+            )
         return {}
     return builder(root, params, out, progress)
 
@@ -354,6 +358,7 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
         source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
         absent=absent_reasons(root),
+        source_provenance=source_provenance(root, params),
     )
 
 

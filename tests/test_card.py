@@ -268,7 +268,9 @@ def test_card_names_the_configs_a_build_lacks_and_why(built: Path) -> None:
     reasons = dict(absent)
     assert set(reasons) == {c.name for c in REGISTRY} - set(CONFIGS)
     assert "pointerbench-pro" in reasons["gui_pro"] and "embedded sample" in reasons["gui_pro"]
-    assert reasons["curated_gapartnet"] == reasons["bulk_gapartnet"] == "sources.gapartnet is null in params.yaml"
+    null = "sources.gapartnet is null in params.yaml; "
+    null += "not fetched (run `groundbench fetch gapartnet --from ARCHIVE_OR_FOLDER`)"
+    assert reasons["curated_gapartnet"] == reasons["bulk_gapartnet"] == null
 
 
 def _cell(value: float | None) -> str:
