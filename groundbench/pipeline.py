@@ -109,6 +109,7 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
             window=knobs["window"],
             frames_per_task=knobs["frames_per_task"],
             max_image_pixels=knobs["max_image_pixels"],
+            min_region_pixels=knobs["min_region_pixels"],
             max_shard_bytes=shards["max_bytes"],
             rows_per_batch=shards["rows_per_batch"],
         ),
