@@ -457,3 +457,19 @@ def test_both_configs_load_through_load_dataset(project: Path, tmp_path: Path, m
         assert first["extras"]["reask"]["pair_id"].startswith(first["object_id"] + "/")
         assert first["image"].size == (first["width"], first["height"])
         assert sha256_bytes(table.column("image")[0]["bytes"].as_py()) == first["image_sha256"]
+
+
+def test_a_large_pool_difference_names_the_first_pairs_and_counts_the_rest(tmp_path: Path) -> None:
+    from groundbench.converters.gapartnet.pool import check_pool
+    from groundbench.errors import GroundBenchError
+
+    path = tmp_path / "pool.yaml"
+    path.write_text("pairs:\n  - {pair: 1/a->b, reason: reviewed}\n")
+    mined = [f"2/link_{i:02d}->link_99" for i in range(25)]
+    with pytest.raises(GroundBenchError) as caught:
+        check_pool(path, mined)
+    message = str(caught.value)
+    assert "(25 added, 1 missing)" in message
+    assert "+ 2/link_19->link_99 (mined, not in the file)" in message and "2/link_20->" not in message
+    assert "+ ... and 5 more" in message and "- 1/a->b (in the file, not mined)" in message
+    assert check_pool(path, ["1/a->b"])["1/a->b"].reason == "reviewed"

@@ -54,12 +54,20 @@ def pool_difference(mined: list[str], frozen: dict[str, PoolEntry]) -> tuple[lis
     return sorted(found - set(frozen)), sorted(set(frozen) - found)
 
 
+SHOWN = 20  # pairs named per direction in the error; the count says how many more
+
+
+def _named(pairs: list[str], sign: str, why: str) -> list[str]:
+    lines = [f"{sign} {p} ({why})" for p in pairs[:SHOWN]]
+    return lines + ([f"{sign} ... and {len(pairs) - SHOWN} more"] if len(pairs) > SHOWN else [])
+
+
 def check_pool(path: Path, mined: list[str]) -> dict[str, PoolEntry]:
     """The frozen pool, after checking that the mined pool equals it; else one error with the diff."""
     frozen = read_pool(path)
     added, missing = pool_difference(mined, frozen)
     if added or missing:
-        diff = [f"+ {p} (mined, not in the file)" for p in added] + [f"- {p} (in the file, not mined)" for p in missing]
+        diff = _named(added, "+", "mined, not in the file") + _named(missing, "-", "in the file, not mined")
         raise GroundBenchError(
             path,
             "pairs",
