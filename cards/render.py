@@ -118,17 +118,18 @@ def reask_section(facts: DatasetFacts) -> str:
 TARGET_BOX = {
     "umd": "`bbox_xyxy` = the visible box (tight box of the region's label mask, `from-mask`)",
     "gapartnet": (
-        "`bbox_xyxy` = the projected box where it agrees with the mask (`exact`: covers at least "
-        "`coverage_min` of the mask's pixels and IoU with the visible box at least `iou_min`), else the "
-        "visible box (`from-mask`); a re-ask's candidate part hidden in the image: the projected box "
-        "(`approximate`)"
+        "`bbox_xyxy` = the projected box where it agrees with the mask (`exact`: it holds at least "
+        "`gapartnet.coverage_min` of the mask's pixels and its IoU with the visible box is at least "
+        "`gapartnet.iou_min`), else the visible box (`from-mask`)"
     ),
 }
+HIDDEN_PART = "; a requested part hidden in the image: the projected box (`approximate`, row excluded)"
 GUI_TARGET_BOX = "`bbox_xyxy` = the source's target box (clamped to the frame where it left it, tag `box_clamped`)"
 
 
-def target_box_of(source: str) -> str:
-    return TARGET_BOX.get(source.split("_")[0], GUI_TARGET_BOX)
+def target_box_of(source: str, stratum: str) -> str:
+    text = TARGET_BOX.get(source.split("_")[0], GUI_TARGET_BOX)
+    return text + (HIDDEN_PART if stratum in ("counterfactual", "contrast") else "")
 
 
 def left_out_section(facts: DatasetFacts) -> str:
@@ -258,7 +259,7 @@ def render_body(facts: DatasetFacts) -> str:
         for key, s in c.baselines.items()
     ]
     box_rows = [f"| `{c.name}` | {q} | {n} |" for c in configs for q, n in c.by_box_quality.items()]
-    target_box_rows = [f"| `{c.name}` | {c.stratum} | {target_box_of(c.source)} |" for c in configs]
+    target_box_rows = [f"| `{c.name}` | {c.stratum} | {target_box_of(c.source, c.stratum)} |" for c in configs]
     flag_rows = [f"| `{c.name}` | {f} | {n} |" for c in configs for f, n in c.by_flag.items()]
     clutter_rows = [f"| `{c.name}` | {c.skipped_files} |" for c in configs if c.source == "umd"]
     exclusion_rows = [f"| `{c.name}` | {t} | {n} |" for c in configs for t, n in c.by_exclusion_tag.items()]
