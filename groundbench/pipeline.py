@@ -111,6 +111,7 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
             window=knobs["window"],
             frames_per_task=knobs["frames_per_task"],
             max_image_pixels=knobs["max_image_pixels"],
+            min_region_pixels=knobs["min_region_pixels"],
             max_shard_bytes=shards["max_bytes"],
             rows_per_batch=shards["rows_per_batch"],
         ),
@@ -135,6 +136,9 @@ def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, An
             iou_min=knobs["iou_min"],
             coverage_min=knobs["coverage_min"],
             max_image_pixels=knobs["max_image_pixels"],
+            instance_coverage_min=knobs["instance_coverage_min"],
+            instance_ambiguity_margin=knobs["instance_ambiguity_margin"],
+            min_mask_pixels=knobs["min_mask_pixels"],
             max_shard_bytes=shards["max_bytes"],
             rows_per_batch=shards["rows_per_batch"],
         ),
@@ -202,7 +206,9 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
 def _derive_counterfactual(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
     shards = get(params, "shards")
     curated = root / INTERIM / "gapartnet" / "curated_gapartnet"
-    return derive_counterfactual(curated, out, shards["max_bytes"], shards["rows_per_batch"])
+    return derive_counterfactual(
+        curated, out, shards["max_bytes"], shards["rows_per_batch"], get(params, "gapartnet.min_mask_pixels")
+    )
 
 
 def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
@@ -223,7 +229,11 @@ def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool
             iou_min=knobs["iou_min"],
             coverage_min=knobs["coverage_min"],
             max_image_pixels=knobs["max_image_pixels"],
+            instance_coverage_min=knobs["instance_coverage_min"],
+            instance_ambiguity_margin=knobs["instance_ambiguity_margin"],
+            min_mask_pixels=knobs["min_mask_pixels"],
             min_mask_share=contrast["closed_pose_min_mask_share"],
+            pool=root / contrast["pool"],
             render=RenderSettings(
                 width=render["width"],
                 height=render["height"],
