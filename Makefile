@@ -8,7 +8,13 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export HF_HUB_OFFLINE := 1
 export DVC_NO_ANALYTICS := 1
 
-.PHONY: build test env lint lock clean reliability
+# `make build SOURCES=real` first points params.yaml's sources: at the trees `groundbench fetch` brought in
+# (sources not fetched become null: their configs are absent, with the reason); SOURCES=sample goes back.
+SOURCES ?=
+# `make fetch` downloads every source that needs no request form (GAPartNet: groundbench fetch gapartnet --from).
+FETCH ?= umd pointerbench screenspot screenspot_v2 screenspot_pro
+
+.PHONY: build test env lint lock clean reliability fetch
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,10 +26,14 @@ $(STAMP): requirements.lock pyproject.toml
 env: $(STAMP)
 
 build: $(STAMP)
+	$(if $(SOURCES),$(BIN)/groundbench sources $(SOURCES))
 	$(BIN)/dvc repro
 	$(BIN)/groundbench summary
 	$(BIN)/groundbench verify
 	$(BIN)/groundbench check-card
+
+fetch: $(STAMP)
+	HF_HUB_OFFLINE=0 $(BIN)/groundbench fetch $(FETCH)
 
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)

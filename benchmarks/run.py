@@ -127,7 +127,7 @@ def _gui_records(built: Built) -> Any:
 SECTIONS: tuple[Section, ...] = (
     Section(
         "umd", ("bulk_umd", "curated_umd"), lambda work, scale, _args: build_umd(work, scale), "umd",
-        "every byte + loadmat of every label", _umd_records,
+        "every byte + loadmat of every label and rank map", _umd_records,
     ),
     Section(
         "gapartnet", ("bulk_gapartnet", "curated_gapartnet"),
@@ -179,7 +179,7 @@ def configs_of_source(source: str) -> list[str]:
 
 
 def _decode(path: str, data: bytes, kind: str) -> None:
-    if kind == "umd" and path.endswith("_label.mat"):
+    if kind == "umd" and path.endswith(("_label.mat", "_label_rank.mat")):  # every row carries its ranks
         import scipy.io
 
         scipy.io.loadmat(io.BytesIO(data), variable_names=["gt_label", "gt_type"])

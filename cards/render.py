@@ -114,6 +114,37 @@ def reask_section(facts: DatasetFacts) -> str:
     return "\n".join(lines)
 
 
+# The box a row's target is scored against (``parts.bbox_xyxy`` of the target part), per source.
+TARGET_BOX = {
+    "umd": "`bbox_xyxy` = the visible box (tight box of the region's label mask, `from-mask`)",
+    "gapartnet": (
+        "`bbox_xyxy` = the projected box where it agrees with the mask (`exact`: it holds at least "
+        "`gapartnet.coverage_min` of the mask's pixels and its IoU with the visible box is at least "
+        "`gapartnet.iou_min`), else the visible box (`from-mask`)"
+    ),
+}
+HIDDEN_PART = "; a requested part hidden in the image: the projected box (`approximate`, row excluded)"
+GUI_TARGET_BOX = "`bbox_xyxy` = the source's target box (clamped to the frame where it left it, tag `box_clamped`)"
+
+
+def target_box_of(source: str, stratum: str) -> str:
+    text = TARGET_BOX.get(source.split("_")[0], GUI_TARGET_BOX)
+    return text + (HIDDEN_PART if stratum in ("counterfactual", "contrast") else "")
+
+
+def left_out_section(facts: DatasetFacts) -> str:
+    """GAPartNet objects whose annotated parts yield no bulk row, per reason (never visible, below the floor)."""
+    lines = ["| config | object | never visible | below the floor | parts |", "| --- | --- | ---: | ---: | --- |"]
+    for c in facts.configs:
+        for object_id, reasons in c.left_out.items():
+            parts = "; ".join(f"{reason}: {', '.join(links)}" for reason, links in reasons.items())
+            lines.append(
+                f"| `{c.name}` | {object_id} | {len(reasons.get('never_visible', []))} "
+                f"| {len(reasons.get('below_floor', []))} | {_cell(parts)} |"
+            )
+    return "\n".join(lines) if len(lines) > 2 else "\n".join([*lines, "| (none) | | | | |"])
+
+
 def _cell(value: object) -> str:
     """A source-given string inside a Markdown table cell (a pipe or newline would break the row)."""
     return str(value).replace("|", "/").replace("\n", " ")
@@ -200,6 +231,25 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
     return _text("baselines.md").strip().format(rows=_rows(lines, 15))
 
 
+def source_provenance_section(records: list[dict]) -> str:
+    """Origin, revision and checksum of each fetched source the build read (data/sources/<source>/provenance.json)."""
+    from groundbench.fetch.provenance import checksum
+
+    if not records:
+        return "- Fetched sources read: none (every source read is an embedded sample or a local tree)"
+    rows = [
+        f"| {r['title']} | {_cell(r['origin'])} | `{r['revision']}` | `{checksum(r)}` | "
+        f"{r['tree']['files']} files, {r['tree']['bytes']:,} bytes, tree sha256 `{r['tree']['sha256']}` | "
+        f"{_cell(r['licence'])} |"
+        for r in records
+    ]
+    header = (
+        "| fetched source | origin | revision | checksum | unpacked tree | licence (recorded at fetch) |\n"
+        "| --- | --- | --- | --- | --- | --- |"
+    )
+    return header + "\n" + "\n".join(rows)
+
+
 def render_body(facts: DatasetFacts) -> str:
     configs = facts.configs
     config_rows = [
@@ -236,6 +286,9 @@ def render_body(facts: DatasetFacts) -> str:
         for key, s in c.baselines.items()
     ]
     box_rows = [f"| `{c.name}` | {q} | {n} |" for c in configs for q, n in c.by_box_quality.items()]
+    target_box_rows = [f"| `{c.name}` | {c.stratum} | {target_box_of(c.source, c.stratum)} |" for c in configs]
+    flag_rows = [f"| `{c.name}` | {f} | {n} |" for c in configs for f, n in c.by_flag.items()]
+    clutter_rows = [f"| `{c.name}` | {c.skipped_files} |" for c in configs if c.source == "umd"]
     exclusion_rows = [f"| `{c.name}` | {t} | {n} |" for c in configs for t, n in c.by_exclusion_tag.items()]
     limitation_rows = [
         f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
@@ -286,12 +339,17 @@ def render_body(facts: DatasetFacts) -> str:
         baseline_rows=_rows(baseline_rows, 6),
         baselines_config=baselines_section(None if derived is None else derived.entries),
         box_rows=_rows(box_rows, 3),
+        target_box_rows=_rows(target_box_rows, 3),
+        flag_rows=_rows(flag_rows, 3),
+        left_out_section=left_out_section(facts),
+        clutter_rows=_rows(clutter_rows, 2),
         exclusion_rows=_rows(exclusion_rows, 3),
         reask_section=reask_section(facts),
         default=facts.default,
         limitation_rows="\n".join(limitation_rows),
         licence_rows=_rows(licence_rows, 3),
         provenance_rows=_rows(provenance_rows, 5),
+        source_provenance=source_provenance_section(facts.source_provenance),
         source_settings=settings,
         lock_sha256=facts.lock_sha256,
         git_commit_line=GIT_COMMIT_PLACEHOLDER,

@@ -423,6 +423,45 @@ def cmd_pull(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_fetch(args: argparse.Namespace) -> int:
+    from groundbench.fetch.provenance import checksum
+    from groundbench.fetch.run import FetchOptions, fetch
+
+    root = _root(args)
+    if args.from_path and len(args.sources) != 1:
+        raise GroundBenchError("command line", "--from", "give exactly one source with --from")
+    for source in args.sources:
+        options = FetchOptions(
+            from_path=Path(args.from_path) if args.from_path else None,
+            url=args.url,
+            sha256=args.sha256,
+            revision=args.revision,
+            refresh=args.refresh,
+            update=args.update,
+            progress=not args.quiet,
+        )
+        result = fetch(root, source, options, lambda line: console.print(line, markup=False, highlight=False))
+        record = result.record
+        console.print(
+            f"{source}: {result.status}, revision {record['revision']}, {checksum(record)}, "
+            f"{record['tree']['files']} files -> data/sources/{source}/tree "
+            f"(record: data/sources/{source}/provenance.json)",
+            markup=False,
+            highlight=False,
+        )
+    console.print("next: `make build SOURCES=real` (or `groundbench sources real` then `dvc repro`)")
+    return 0
+
+
+def cmd_sources(args: argparse.Namespace) -> int:
+    from groundbench.fetch.select import use_sources
+
+    values = use_sources(_root(args), args.mode)
+    for key, value in sorted(values.items()):
+        console.print(f"sources.{key}: {'null (not fetched)' if value is None else value}", markup=False)
+    return 0
+
+
 def cmd_version(args: argparse.Namespace) -> int:
     from groundbench.params import get
     from groundbench.pipeline import SHARDS, built_configs
@@ -712,6 +751,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
     p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
+    p = add(
+        "fetch",
+        cmd_fetch,
+        "Download real sources from their official locations into data/sources/<source>/tree (licence and terms "
+        "printed first), check sizes, checksums and layout, write data/sources/<source>/provenance.json and "
+        "`dvc add` the tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro "
+        "(Hugging Face, pinned to a commit), gapartnet (request form: --from your download).",
+    )
+    p.add_argument("sources", nargs="+", metavar="SOURCE", help="umd, pointerbench, screenspot, screenspot_v2, "
+                   "screenspot_pro, gapartnet")
+    p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
+    p.add_argument("--url", help="umd: a mirror of the official archive")
+    p.add_argument("--sha256", help="the archive's expected sha256 (default: the documented or recorded one)")
+    p.add_argument("--revision", help="Hub sources: branch, tag or commit (default: the recorded commit, else main)")
+    p.add_argument("--refresh", action="store_true", help="download again and compare with the recorded bytes")
+    p.add_argument("--update", action="store_true", help="accept new upstream bytes or a new revision")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p = add(
+        "sources",
+        cmd_sources,
+        "Point params.yaml's sources: at the fetched trees (real; sources not fetched become null and their "
+        "configs are absent, with the reason) or back at the embedded samples (sample).",
+    )
+    p.add_argument("mode", choices=["real", "sample"], help="which sources the next build reads")
     p = add(
         "version",
         cmd_version,

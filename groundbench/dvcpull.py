@@ -12,12 +12,40 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundbench.errors import GroundBenchError
 from groundbench.manifests import read_manifest
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 
 def pull_config(root: Path, config: str, remote: str | None = None) -> tuple[int, int]:
-    """Returns (files pulled in the first step, images pulled)."""
+    """Returns (files pulled in the first step, images pulled); no remote configured is one clear error."""
+    from dvc.config import NoRemoteError, RemoteNotFoundError
+    from dvc.exceptions import CheckoutError
+    from dvc.repo import Repo
+
+    with Repo(str(root)) as repo:
+        configured = repo.config.get("remote", {})
+        default = repo.config.get("core", {}).get("remote")
+    if remote is None and default is None:
+        # DVC itself only logs this and then fails the checkout with a traceback.
+        raise GroundBenchError(
+            ".dvc/config",
+            "remote",
+            "no DVC remote is configured"
+            + (f" as default (remotes: {sorted(configured)}; pass --remote NAME)" if configured else "")
+            + ": ask the maintainer for one (`dvc remote add -d NAME URL`) or build locally with `make build`",
+        )
+    try:
+        return _pull(root, config, remote)
+    except (NoRemoteError, RemoteNotFoundError) as exc:
+        raise GroundBenchError(".dvc/config", "remote", str(exc)) from exc
+    except CheckoutError as exc:
+        raise GroundBenchError(
+            remote or str(default), "remote", f"does not hold every file of {config} (was `dvc push` run?): {exc}"
+        ) from exc
+
+
+def _pull(root: Path, config: str, remote: str | None) -> tuple[int, int]:
     from dvc.repo import Repo
 
     published = [f"data/groundbench/data/{config}", "data/groundbench/README.md", "data/groundbench/croissant.json"]

@@ -34,6 +34,7 @@ FACT_COLUMNS = (
     "target_action",
     "exclusion_tags",
     "excluded",
+    "flags",
     "baselines",
     "provenance",
 )
@@ -113,6 +114,10 @@ class ConfigCard:
     manifest_sha256: str = ""
     single_part_objects: list[str] = field(default_factory=list)  # objects whose every row has one candidate part
     reask: ReaskCard | None = None  # re-ask configs only
+    by_flag: dict[str, int] = field(default_factory=dict)  # informational flags of the rows' targets
+    # GAPartNet: object id -> reason -> annotated GAParts without a bulk row (extras.gapartnet.left_out)
+    left_out: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    skipped_files: int = 0  # UMD: OS clutter files skipped in the tool folders of the rows (extras.umd)
 
     # GUI configs only (converters/gui/facts.py): per target type, target sizes as % of the frame,
     # languages, frames and the centre-click baseline.
@@ -134,8 +139,10 @@ def _target_part(parts: list[dict] | None, target: str | None) -> dict | None:
 def config_card(name: str, source: str, stratum: str, row: str, shards: Path, manifest: Path) -> ConfigCard:
     card = ConfigCard(name=name, source=source, stratum=stratum, row=row)
     counters: dict[str, Counter[str]] = {
-        key: Counter() for key in ("action", "part", "object", "tag", "box", "class_box", "render", "source")
+        key: Counter() for key in ("action", "part", "object", "tag", "flag", "box", "class_box", "render", "source")
     }
+    left_out: dict[str, dict[str, set[str]]] = {}
+    clutter: set[tuple[str, str]] = set()
     sums = {key: 0.0 for key in BASELINES}
     values: dict[str, list[float]] = {key: [] for key in BASELINES}
     converters: set[str] = set()
@@ -150,8 +157,10 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
         reader = open_shard(path)
         for index in range(reader.num_record_batches):
             batch = reader.get_batch(index)
-            reask_column = batch.column("extras").field("reask").to_pylist()
+            extras = batch.column("extras")
+            reask_column = extras.field("reask").to_pylist()
             objects = batch.column("object_id").to_pylist()
+            _left_out_and_clutter(extras, objects, left_out, clutter)
             for record, reask, object_id in zip(
                 batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
             ):
@@ -168,6 +177,8 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
                 counters["object"][record["object_category"] or MISSING] += 1
                 for tag in record["exclusion_tags"] or []:
                     counters["tag"][tag] += 1
+                for flag in record["flags"] or []:
+                    counters["flag"][flag] += 1
                 render_kind = (record["render"] or {}).get("kind") or MISSING
                 counters["render"][render_kind] += 1
                 counters["source"][record["source"] or MISSING] += 1
@@ -184,6 +195,12 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.by_part_class = _count(counters["part"])
     card.by_object_category = _count(counters["object"])
     card.by_exclusion_tag = _count(counters["tag"])
+    card.by_flag = _count(counters["flag"])
+    card.left_out = {
+        o: {reason: sorted(parts) for reason, parts in sorted(reasons.items())}
+        for o, reasons in sorted(left_out.items())
+    }
+    card.skipped_files = len(clutter)
     card.by_box_quality = _count(counters["box"])
     card.by_render_kind = _count(counters["render"])
     card.by_class_box_check = _count(counters["class_box"])
@@ -232,6 +249,18 @@ class BaselinesCard:
     shard_bytes: int = 0
     shards: list[ShardFile] = field(default_factory=list)
     entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
+
+
+def _left_out_and_clutter(
+    extras: Any, objects: list[str], left_out: dict[str, dict[str, set[str]]], clutter: set[tuple[str, str]]
+) -> None:
+    """Per object, the GAPartNet parts without a bulk row (by reason), and the UMD clutter files skipped."""
+    gapartnet = extras.field("gapartnet").field("left_out").to_pylist()
+    umd = extras.field("umd").field("skipped_files").to_pylist()
+    for object_id, parts, skipped in zip(objects, gapartnet, umd, strict=True):
+        for part in parts or []:
+            left_out.setdefault(str(object_id), {}).setdefault(part["reason"], set()).add(part["part_id"])
+        clutter.update((str(object_id), name) for name in skipped or [])
 
 
 def class_box_check(target: dict | None, tags: list[str]) -> str:
@@ -293,6 +322,8 @@ class FactsMeta:
     lock_sha256: str
     # Registry configs this build does not contain -> why (from data/shards/<config>/ABSENT).
     absent: dict[str, str] = field(default_factory=dict)
+    # Provenance records of the fetched sources the build read (groundbench.fetch.provenance).
+    source_provenance: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -305,6 +336,7 @@ class DatasetFacts:
     lock_sha256: str  # requirements.lock
     absent: dict[str, str] = field(default_factory=dict)  # config -> why it is not in this build
     baselines: BaselinesCard | None = None  # the `baselines` config, when built
+    source_provenance: list[dict] = field(default_factory=list)  # fetched sources read: origin, revision, checksum
 
     @property
     def total_rows(self) -> int:
@@ -348,4 +380,5 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         lock_sha256=meta.lock_sha256,
         absent={name: reason for name, reason in meta.absent.items() if name not in names},
         baselines=baselines_card(data_root / BASELINES_CONFIG),
+        source_provenance=meta.source_provenance,
     )

@@ -23,6 +23,8 @@ from groundbench.converters.umd.convert import UmdParams, convert_umd
 from groundbench.converters.umd.sample import write_sample
 from groundbench.errors import GroundBenchError
 from groundbench.facts import DatasetFacts, FactsMeta, source_setting
+from groundbench.fetch.provenance import source_provenance
+from groundbench.fetch.select import absent_hint
 from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.params import NESTED_SOURCES, get, source_root
@@ -109,6 +111,7 @@ def _convert_umd(folder: Path, out: Path, root: Path, params: dict[str, Any], pr
             window=knobs["window"],
             frames_per_task=knobs["frames_per_task"],
             max_image_pixels=knobs["max_image_pixels"],
+            min_region_pixels=knobs["min_region_pixels"],
             max_shard_bytes=shards["max_bytes"],
             rows_per_batch=shards["rows_per_batch"],
         ),
@@ -133,6 +136,9 @@ def _convert_gapartnet(folder: Path, out: Path, root: Path, params: dict[str, An
             iou_min=knobs["iou_min"],
             coverage_min=knobs["coverage_min"],
             max_image_pixels=knobs["max_image_pixels"],
+            instance_coverage_min=knobs["instance_coverage_min"],
+            instance_ambiguity_margin=knobs["instance_ambiguity_margin"],
+            min_mask_pixels=knobs["min_mask_pixels"],
             max_shard_bytes=shards["max_bytes"],
             rows_per_batch=shards["rows_per_batch"],
         ),
@@ -191,7 +197,7 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
                     continue  # derived configs: their own stage marks them absent
                 (tmp / config.name).mkdir()
                 (tmp / config.name / ABSENT_MARKER).write_text(
-                    f"sources.{NESTED_SOURCES.get(source, source)} is null in params.yaml\n"
+                    f"sources.{NESTED_SOURCES.get(source, source)} is null in params.yaml{absent_hint(root, source)}\n"
                 )
         return {}
     return CONVERTERS[source](folder, out, root, params, progress)
@@ -200,7 +206,9 @@ def run_convert(root: Path, params: dict[str, Any], source: str, progress: bool 
 def _derive_counterfactual(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
     shards = get(params, "shards")
     curated = root / INTERIM / "gapartnet" / "curated_gapartnet"
-    return derive_counterfactual(curated, out, shards["max_bytes"], shards["rows_per_batch"])
+    return derive_counterfactual(
+        curated, out, shards["max_bytes"], shards["rows_per_batch"], get(params, "gapartnet.min_mask_pixels")
+    )
 
 
 def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool) -> dict[str, Any]:
@@ -221,7 +229,11 @@ def _mine_contrast(root: Path, params: dict[str, Any], out: Path, progress: bool
             iou_min=knobs["iou_min"],
             coverage_min=knobs["coverage_min"],
             max_image_pixels=knobs["max_image_pixels"],
+            instance_coverage_min=knobs["instance_coverage_min"],
+            instance_ambiguity_margin=knobs["instance_ambiguity_margin"],
+            min_mask_pixels=knobs["min_mask_pixels"],
             min_mask_share=contrast["closed_pose_min_mask_share"],
+            pool=root / contrast["pool"],
             render=RenderSettings(
                 width=render["width"],
                 height=render["height"],
@@ -254,7 +266,9 @@ def run_derive(root: Path, params: dict[str, Any], construction: str, progress: 
     if source_root(root, params, info.source) is None:
         with atomic_dir(out) as tmp:
             (tmp / config).mkdir()
-            (tmp / config / ABSENT_MARKER).write_text(f"sources.{info.source} is null in params.yaml\n")
+            (tmp / config / ABSENT_MARKER).write_text(
+                f"sources.{info.source} is null in params.yaml{absent_hint(root, info.source)}\n"
+            )
         return {}
     return builder(root, params, out, progress)
 
@@ -354,6 +368,7 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
         source_settings={name: source_setting(value) for name, value in sorted(get(params, "sources").items())},
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
         absent=absent_reasons(root),
+        source_provenance=source_provenance(root, params),
     )
 
 

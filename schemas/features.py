@@ -14,7 +14,7 @@ import pyarrow as pa
 from datasets import Features, Image, List, Value
 
 # Bump on any change to the columns below; stored in every shard's metadata.
-FORMAT_VERSION = "1.0.0"
+FORMAT_VERSION = "1.1.0"
 FORMAT_METADATA_KEY = b"groundbench"
 
 
@@ -38,6 +38,16 @@ PART = {
     "motion_axis_2d": List(_f64()),  # unit image direction; empty when unknown
     "mask_area": Value("int64"),  # pixels of the part's mask; null when no mask exists
     "secondary_actions": List(_str()),  # lower-ranked affordances of the region, when known
+    # Visible box: the tight box of the part's own mask in this image ([min col, min row, max col + 1,
+    # max row + 1]); it never covers hidden portions. Null when the part has no mask here.
+    "visible_bbox_xyxy": List(_f64()),
+    # Projected box: the part's posed 3-D box projected through the camera and clipped to the image.
+    # Amodal: it also covers the part's hidden portions (a drawer's body, a handle behind a door).
+    # Null when the source has no 3-D box or the projection leaves the image.
+    "projected_bbox_xyxy": List(_f64()),
+    # Connected pieces (8-connectivity) of the part's mask; 2 or more = split (e.g. by occlusion),
+    # while ``bbox_xyxy`` spans the gap. Null when the part has no mask.
+    "mask_pieces": Value("int32"),
 }
 
 CAMERA = {
@@ -57,8 +67,10 @@ UMD_EXTRAS = {
     "category_id": Value("int32"),
     "category_split": _str(),  # train / test / null when the tool is not listed
     "novel_split": _str(),
-    "heldout_folds": List(Value("int32")),
+    "heldout_folds": List(Value("int32")),  # 1..10, numbered as category_10_fold.txt numbers its columns
     "has_label_rank": Value("bool"),
+    # Operating-system clutter (Thumbs.db, .DS_Store, ._*, desktop.ini) skipped in the tool's folder.
+    "skipped_files": List(_str()),
 }
 
 # GUI sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro, our generated suites): the source's
@@ -116,6 +128,24 @@ GAPARTNET_PART = {
     "box_iou": _f64(),  # IoU of the projected box with the mask's tight box
     "mask_coverage": _f64(),  # share of mask pixels inside the projected box
     "projection_mismatch": Value("bool"),  # the projection misses its own mask
+    # How the instance id was tied to the link: "bbox_pickle" (the view's bbox/<view>.pkl says so) or
+    # "mask_overlap" (no pickle: the assignment of masks to projected boxes that maximizes overlap).
+    "instance_assignment": _str(),
+    # mask_overlap: the mask's overlap with the link's projected box (|mask and box| / |mask or box|,
+    # pixels); null for bbox_pickle.
+    "instance_overlap": _f64(),
+    # mask_overlap: another link's box overlaps this mask almost as well (or this link's box overlaps
+    # another mask almost as well), so the assignment is not trusted (tag instance_ambiguous).
+    "instance_ambiguous": Value("bool"),
+}
+
+# An annotated GAPart of the object that yields no row of the config, and why.
+GAPARTNET_LEFT_OUT = {
+    "part_id": _str(),
+    # "never_visible": no view has a mask for it; "below_floor": its largest mask in any view has fewer
+    # than gapartnet.min_mask_pixels pixels (params.yaml).
+    "reason": _str(),
+    "max_mask_area": Value("int64"),  # its largest mask over the object's views (0 when never visible)
 }
 
 GAPARTNET_EXTRAS = {
@@ -133,6 +163,7 @@ GAPARTNET_EXTRAS = {
     "audit_note": _str(),
     "actions_version": _str(),  # schemas/gapartnet_actions.py GAPARTNET_ACTIONS_VERSION
     "parts": List(GAPARTNET_PART),
+    "left_out": List(GAPARTNET_LEFT_OUT),  # the object's annotated GAParts without a bulk row, and why
 }
 
 # A re-ask (counterfactual_gapartnet, contrast_gapartnet): the same object asked about another part.
@@ -176,6 +207,9 @@ FEATURES = Features(
         "success_rule": {"kind": _str(), "coverage_min": _f64(), "precision_min": _f64()},
         "exclusion_tags": List(_str()),
         "excluded": Value("bool"),
+        # Informational flags about the row's target (schemas/vocab.py FLAGS), not exclusions: e.g. a
+        # curated target whose projected box misses its mask keeps the mask's box and is flagged.
+        "flags": List(_str()),
         "baselines": {"image_center_distance": _f64(), "object_center_distance": _f64()},
         "provenance": {
             "source_paths": List(_str()),
@@ -225,7 +259,7 @@ def new_record(**fields: object) -> dict[str, object]:
     if unknown:
         raise KeyError(f"not record columns: {sorted(unknown)}")
     record: dict[str, object] = {
-        name: [] if name in ("parts", "conditions", "exclusion_tags") else None for name in COLUMNS
+        name: [] if name in ("parts", "conditions", "exclusion_tags", "flags") else None for name in COLUMNS
     }
     record["excluded"] = False
     record.update(fields)

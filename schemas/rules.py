@@ -17,6 +17,7 @@ from groundbench.schemas.vocab import (
     ACTIONS,
     BOX_QUALITIES,
     EXCLUSION_TAGS,
+    FLAGS,
     JOINT_TYPES,
     NO_ACTION,
     RENDER_KINDS,
@@ -108,6 +109,11 @@ def excluded_iff_tagged(data: pa.PolarsData) -> pl.LazyFrame:
     return _per_row(data, ((pl.col("excluded") == tagged) & known).fill_null(False))
 
 
+def flags_known(data: pa.PolarsData) -> pl.LazyFrame:
+    known = pl.col("flags").list.eval(pl.element().is_in(list(FLAGS))).list.all()
+    return _per_row(data, known.fill_null(True))
+
+
 def object_box_inside_image(data: pa.PolarsData) -> pl.LazyFrame:
     box = pl.col("object_bbox_xyxy")
     x0, y0, x1, y1 = (box.arr.get(i) for i in range(4))
@@ -146,6 +152,7 @@ RECORD_SCHEMA = pa.DataFrameSchema(
             target_names_one_part,
             conditions_valid_for_stratum,
             excluded_iff_tagged,
+            flags_known,
             object_box_inside_image,
             render_kind_known,
         )

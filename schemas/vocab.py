@@ -79,6 +79,15 @@ EXCLUSION_TAGS: tuple[str, ...] = (
     "box_projection_mismatch",
     "no_render",
     "box_clamped",
+    "instance_ambiguous",  # GAPartNet without bbox pickles: the target's mask could belong to another part
+    "audit_excluded",  # the curated audit file excludes the target, with its reason (extras.*.audit_note)
+)
+
+# Informational flags about a row's target: kept and scored, but worth knowing (the card counts them).
+FLAGS: tuple[str, ...] = (
+    "box_projection_mismatch",  # curated GAPartNet: the projected 3-D box misses the mask; the mask's box is used
+    "region_split",  # the target's mask is two or more pieces (mask_pieces); its box spans the gap
+    "below_pixel_floor",  # the target's mask has fewer pixels than the source's documented floor
 )
 
 

@@ -174,8 +174,25 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
         for facet, value, count in _rows(_section(text, f"### `{config}`")):
             facets.setdefault(facet, Counter())[value] = int(count)
         assert facets == e["counts"]
-        box = {v: int(n) for c, v, n in _rows(_section(text, "## Box quality")) if c == config}
+        target_boxes, qualities = _tables(_section(text, "## Boxes"))
+        box = {v: int(n) for c, v, n in qualities if c == config}
         assert box == dict(e["box"])
+        stratum = {r["stratum"] for r in e["rows"]}
+        assert [row[1:2] for row in target_boxes if row[0] == config] == [sorted(stratum)]
+        flags = {v: int(n) for c, v, n in _rows(_section(text, "## Flags")) if c == config}
+        assert flags == dict(Counter(f for r in e["rows"] for f in r["flags"]))
+        left_out, clutter = _tables(_section(text, "## Left out"))
+        expected_left: dict[str, dict[str, set[str]]] = {}
+        for r in e["rows"]:
+            for item in (r["extras"]["gapartnet"] or {}).get("left_out") or []:
+                expected_left.setdefault(r["object_id"], {}).setdefault(item["reason"], set()).add(item["part_id"])
+        got_left = {row[1]: [int(row[2]), int(row[3])] for row in left_out if row[0] == config}
+        assert got_left == {
+            o: [len(v.get("never_visible", ())), len(v.get("below_floor", ()))] for o, v in expected_left.items()
+        }
+        if config.endswith("_umd"):
+            skipped = {(r["object_id"], n) for r in e["rows"] for n in r["extras"]["umd"]["skipped_files"]}
+            assert [int(row[1]) for row in clutter if row[0] == config] == [len(skipped)]
         tags = {v: int(n) for c, v, n in _rows(_section(text, "## Exclusion reasons")) if c == config}
         assert tags == dict(e["tags"])
         for c, key, count, mean, low, high in _rows(_section(text, "## Baselines")):
@@ -268,7 +285,9 @@ def test_card_names_the_configs_a_build_lacks_and_why(built: Path) -> None:
     reasons = dict(absent)
     assert set(reasons) == {c.name for c in REGISTRY} - set(CONFIGS)
     assert "pointerbench-pro" in reasons["gui_pro"] and "embedded sample" in reasons["gui_pro"]
-    assert reasons["curated_gapartnet"] == reasons["bulk_gapartnet"] == "sources.gapartnet is null in params.yaml"
+    null = "sources.gapartnet is null in params.yaml; "
+    null += "not fetched (run `groundbench fetch gapartnet --from ARCHIVE_OR_FOLDER`)"
+    assert reasons["curated_gapartnet"] == reasons["bulk_gapartnet"] == null
 
 
 def _cell(value: float | None) -> str:
@@ -515,6 +534,7 @@ def built_gapartnet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_sample(sample)
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(REPO / "data/audits/curated_gapartnet.yaml", root / "data/audits/curated_gapartnet.yaml")
+    shutil.copy(REPO / "data/audits/contrast_pool.yaml", root / "data/audits/contrast_pool.yaml")
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = None
@@ -597,3 +617,8 @@ def test_reask_numbers_in_the_card_equal_the_shards_and_the_summaries(built_gapa
     single = sorted(r["object_id"] for r in curated if len(r["parts"]) == 1)
     assert single == ["900004", "900005"]
     assert f"with a single candidate part yield no re-ask: {', '.join(single)}" in text
+    # curated keeps the planted wrong-frame target, flagged; the other configs exclude its mismatches
+    flags = {(c, f): int(n) for c, f, n in _rows(_section(text, "## Flags"))}
+    assert flags[("curated_gapartnet", "box_projection_mismatch")] == 1
+    assert ("bulk_gapartnet", "box_projection_mismatch") not in flags
+    assert "`data/audits/contrast_pool.yaml`" in text

@@ -78,17 +78,62 @@ def test_boxes_and_points_agree_with_the_renderers_own_masks(sample: Path, conve
     assert checked > 50
 
 
-def test_the_planted_wrong_frame_object_and_only_it_is_excluded(converted: Path) -> None:
+def test_the_planted_wrong_frame_object_is_excluded_from_bulk_and_kept_in_curated(converted: Path) -> None:
+    bulk = _rows(converted, "bulk_gapartnet")
+    assert {r["object_id"] for r in bulk if r["excluded"]} == {WRONG_FRAME_OBJECT}
+    for row in bulk:
+        if row["object_id"] == WRONG_FRAME_OBJECT:
+            assert row["exclusion_tags"] == ["box_projection_mismatch"] and row["flags"] == []
+            target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
+            assert target["box_quality"] == "from-mask"
+            assert all(p["projection_mismatch"] for p in row["extras"]["gapartnet"]["parts"])
+    # curated keeps the audited target with the mask's box and an informational flag, not an exclusion
+    curated = {r["object_id"]: r for r in _rows(converted, "curated_gapartnet")}
+    assert not any(r["excluded"] for r in curated.values())
+    remote = curated[WRONG_FRAME_OBJECT]
+    assert remote["flags"] == ["box_projection_mismatch"] and remote["exclusion_tags"] == []
+    target = next(p for p in remote["parts"] if p["part_id"] == remote["target_part_id"])
+    assert target["box_quality"] == "from-mask" and target["bbox_xyxy"] == target["visible_bbox_xyxy"]
+    facts = next(p for p in remote["extras"]["gapartnet"]["parts"] if p["part_id"] == remote["target_part_id"])
+    assert facts["projection_mismatch"] and facts["mask_coverage"] < 0.9
+    # its projected box is still there, in its own field, and misses the mask
+    assert (
+        target["projected_bbox_xyxy"] is None
+        or box_iou(tuple(target["projected_bbox_xyxy"]), tuple(target["visible_bbox_xyxy"])) < 0.5
+    )
+    assert all(r["flags"] == [] for o, r in curated.items() if o != WRONG_FRAME_OBJECT)
+
+
+def test_visible_and_projected_boxes_are_their_own_fields(sample: Path, converted: Path) -> None:
+    checked = 0
     for config in ("curated_gapartnet", "bulk_gapartnet"):
-        rows = _rows(converted, config)
-        excluded = {r["object_id"] for r in rows if r["excluded"]}
-        assert excluded == {WRONG_FRAME_OBJECT}
-        for row in rows:
-            if row["object_id"] == WRONG_FRAME_OBJECT:
-                assert row["exclusion_tags"] == ["box_projection_mismatch"]
-                target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
-                assert target["box_quality"] == "from-mask"
-                assert all(p["projection_mismatch"] for p in row["extras"]["gapartnet"]["parts"])
+        for row in _rows(converted, config):
+            extras = row["extras"]["gapartnet"]
+            instance = _instance(sample, extras["view_id"])
+            facts = {p["part_id"]: p for p in extras["parts"]}
+            for part in row["parts"]:
+                mask = instance == facts[part["part_id"]]["instance_id"]
+                assert tuple(part["visible_bbox_xyxy"]) == mask_box(mask)
+                assert part["projected_bbox_xyxy"] == (facts[part["part_id"]]["projected_bbox_xyxy"] or None)
+                assert part["mask_pieces"] >= 1
+                chosen = part["projected_bbox_xyxy"] if part["box_quality"] == "exact" else part["visible_bbox_xyxy"]
+                assert part["bbox_xyxy"] == chosen
+                checked += 1
+    assert checked > 100
+
+
+def test_an_audit_entry_can_exclude_its_target_with_a_reason(sample: Path, tmp_path: Path) -> None:
+    raw = yaml.safe_load(AUDIT.read_text())
+    raw["objects"][2]["exclude"] = "the pressed key is hard to see at this size"
+    audit = tmp_path / "audit.yaml"
+    audit.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "out"
+    convert_gapartnet(sample / "assets", sample / "renders", out, GapartnetParams(audit=audit, workers=1), False)
+    rows = {r["object_id"]: r for r in _rows(out, "curated_gapartnet")}
+    keyboard = rows[raw["objects"][2]["object"]]
+    assert keyboard["excluded"] and keyboard["exclusion_tags"] == ["audit_excluded"]
+    assert keyboard["extras"]["gapartnet"]["audit_note"].startswith("excluded: the pressed key is hard to see")
+    assert sum(r["excluded"] for r in rows.values()) == 1
 
 
 def test_curated_rows(converted: Path) -> None:
@@ -129,6 +174,15 @@ def test_bulk_rows_are_highlighted_from_the_mask(sample: Path, converted: Path) 
     assert (image[mask] != clean[mask]).any(axis=1).all()
 
 
+INSTANCE_FIELDS = ("instance_assignment", "instance_overlap", "instance_ambiguous")
+
+
+def _without_instance_facts(row: dict) -> dict:
+    extras = row["extras"]["gapartnet"]
+    parts = [{k: v for k, v in p.items() if k not in INSTANCE_FIELDS} for p in extras["parts"]]
+    return {**row, "provenance": None, "extras": {**row["extras"], "gapartnet": {**extras, "parts": parts}}}
+
+
 def test_renders_without_bbox_pickles_convert_identically(sample: Path, converted: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy"
     shutil.copytree(sample, copy)
@@ -136,9 +190,14 @@ def test_renders_without_bbox_pickles_convert_identically(sample: Path, converte
     out = tmp_path / "out"
     convert_gapartnet(copy / "assets", copy / "renders", out, GapartnetParams(audit=AUDIT, workers=1), False)
     for config in ("curated_gapartnet", "bulk_gapartnet"):
-        a = [{**r, "provenance": None} for r in _rows(converted, config)]
-        b = [{**r, "provenance": None} for r in _rows(out, config)]
-        assert a == b
+        with_pickles, without = _rows(converted, config), _rows(out, config)
+        assert [_without_instance_facts(r) for r in with_pickles] == [_without_instance_facts(r) for r in without]
+        for row in with_pickles:
+            assert {p["instance_assignment"] for p in row["extras"]["gapartnet"]["parts"]} == {"bbox_pickle"}
+        for row in without:
+            assert {p["instance_assignment"] for p in row["extras"]["gapartnet"]["parts"]} == {"mask_overlap"}
+            target = next(p for p in row["extras"]["gapartnet"]["parts"] if p["part_id"] == row["target_part_id"])
+            assert not target["instance_ambiguous"]
 
 
 def _audit_with(tmp_path: Path, **changes: str) -> Path:
@@ -158,6 +217,7 @@ def _audit_with(tmp_path: Path, **changes: str) -> Path:
         ({"view": "StorageFurniture_900002_00_001", "target": "link_5"}, "part link_5 not visible in"),
         ({"view": "StorageFurniture_900001_00_009"}, "view 'StorageFurniture_900001_00_009' not rendered"),
         ({"action": "fly"}, r"objects\[0\].action: expected one of"),
+        ({"exclude": ""}, r"objects\[0\].exclude: expected the reason for excluding"),
     ],
 )
 def test_audit_errors_name_the_entry(sample: Path, tmp_path: Path, changes: dict, message: str) -> None:
@@ -196,6 +256,7 @@ def test_load_dataset_from_the_data_folder(sample: Path, tmp_path: Path, monkeyp
     curated = load_dataset("groundbench", "curated_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
     bulk = load_dataset("groundbench", "bulk_gapartnet", cache_dir=str(tmp_path / "cache"))["test"]
     assert curated.num_rows == 10 and bulk.num_rows == 58 and sum(bulk["excluded"]) == 4
+    assert sum(curated["excluded"]) == 0
     assert curated[0]["image"].size == (320, 240)
     default = load_dataset("groundbench", cache_dir=str(tmp_path / "cache"))["test"]
     assert default.num_rows == 10

@@ -50,6 +50,7 @@ from groundbench.shards import read_table
 from tests.conftest import REPO, run_cli
 
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
+POOL = REPO / "data" / "audits" / "contrast_pool.yaml"
 REASK_CONFIGS = ("counterfactual_gapartnet", "contrast_gapartnet")
 
 
@@ -60,6 +61,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_sample(sample)
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(AUDIT, root / "data" / "audits" / "curated_gapartnet.yaml")
+    shutil.copy(POOL, root / "data" / "audits" / "contrast_pool.yaml")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = None
     params["sources"]["gapartnet"] = {"assets": str(sample / "assets"), "renders": str(sample / "renders")}
@@ -129,6 +131,9 @@ def test_counterfactual_rows_match_their_curated_source(project: Path) -> None:
         assert reask["pair_id"] == f"{row['object_id']}/{row['original_target_part_id']}->{row['target_part_id']}"
         facts = next(p for p in row["extras"]["gapartnet"]["parts"] if p["part_id"] == row["target_part_id"])
         assert row["exclusion_tags"] == (["box_projection_mismatch"] if facts["projection_mismatch"] else [])
+        # flags describe the requested part's own mask, never the original target's
+        split = ["region_split"] if requested["mask_pieces"] >= 2 else []
+        assert row["flags"] == split + (["below_pixel_floor"] if requested["mask_area"] < 16 else [])
     for example_id, source in curated.items():  # one row per non-target part, none for single parts
         expected = {p["part_id"] for p in source["parts"]} - {source["target_part_id"]}
         assert {r["target_part_id"] for r in by_source.get(example_id, [])} == expected
@@ -346,6 +351,80 @@ def test_the_closed_pose_threshold_is_a_param(project: Path, tmp_path: Path) -> 
     assert summary["by_exclusion_tag"]["closed_pose_ambiguous"] > 1
 
 
+# --- the frozen pool ------------------------------------------------------------------------------
+
+
+def test_the_mined_pool_equals_the_frozen_pool_file(project: Path) -> None:
+    kept = {r["extras"]["reask"]["pair_id"] for r in _rows(project, "contrast_gapartnet") if not r["excluded"]}
+    listed = {entry["pair"] for entry in yaml.safe_load(POOL.read_text())["pairs"]}
+    assert kept == listed and len(kept) == 18
+    assert all(entry["reason"].strip() for entry in yaml.safe_load(POOL.read_text())["pairs"])
+
+
+def _contrast_outputs(project: Path) -> dict[str, bytes]:
+    folder = project / INTERIM / "gapartnet_contrast"
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_miner_that_yields_one_more_pair_stops_the_build_naming_it(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from groundbench.converters.gapartnet import contrast
+
+    real = contrast.contrast_pairs
+
+    def one_more(actions: dict[str, str]) -> list[tuple[str, str]]:
+        pairs = real(actions)
+        if actions.get("link_2") == actions.get("link_3") == "push" and len(set(actions.values())) >= 2:
+            pairs = sorted([*pairs, ("link_2", "link_3")])  # the microwave's two buttons: same action
+        return pairs
+
+    before = _contrast_outputs(project)
+    monkeypatch.setattr(contrast, "contrast_pairs", one_more)
+    capsys.readouterr()
+    assert run_cli(project, "derive", "contrast", "--quiet") != 0
+    err = capsys.readouterr().err
+    assert "contrast_pool.yaml: pairs: the mined contrast pool differs from the frozen pool (1 added, 0 missing)" in err
+    assert "+ 900009/link_2->link_3 (mined, not in the file)" in err
+    assert _contrast_outputs(project) == before  # the last good outputs stay
+
+
+def test_a_pair_dropped_from_the_pool_file_stops_the_build_naming_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = project / "data" / "audits" / "contrast_pool.yaml"
+    original = path.read_text()
+    raw = yaml.safe_load(original)
+    dropped = raw["pairs"].pop(3)["pair"]
+    try:
+        path.write_text(yaml.safe_dump(raw))
+        capsys.readouterr()
+        assert run_cli(project, "derive", "contrast", "--quiet") != 0
+        err = capsys.readouterr().err
+        assert f"+ {dropped} (mined, not in the file)" in err and "(1 added, 0 missing)" in err
+    finally:
+        path.write_text(original)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("pairs:\n  - pair: 900009/link_0->link_1\n", r"pairs\[0\].reason: expected the reviewer's reason"),
+        ("pairs:\n  - {pair: x, reason: r}\n", r"pairs\[0\].pair: expected '<object>/<original>-><requested>'"),
+        ("pairs:\n  - {pair: 1/a->b, reason: r}\n  - {pair: 1/a->b, reason: s}\n", r"1/a->b listed twice"),
+        ("objects: []\n", "expected a mapping with a 'pairs' list"),
+    ],
+)
+def test_pool_file_errors_name_the_entry(tmp_path: Path, text: str, message: str) -> None:
+    from groundbench.converters.gapartnet.pool import read_pool
+    from groundbench.errors import GroundBenchError
+
+    path = tmp_path / "pool.yaml"
+    path.write_text(text)
+    with pytest.raises(GroundBenchError, match=message):
+        read_pool(path)
+
+
 # --- counts, loading ------------------------------------------------------------------------------
 
 
@@ -378,3 +457,19 @@ def test_both_configs_load_through_load_dataset(project: Path, tmp_path: Path, m
         assert first["extras"]["reask"]["pair_id"].startswith(first["object_id"] + "/")
         assert first["image"].size == (first["width"], first["height"])
         assert sha256_bytes(table.column("image")[0]["bytes"].as_py()) == first["image_sha256"]
+
+
+def test_a_large_pool_difference_names_the_first_pairs_and_counts_the_rest(tmp_path: Path) -> None:
+    from groundbench.converters.gapartnet.pool import check_pool
+    from groundbench.errors import GroundBenchError
+
+    path = tmp_path / "pool.yaml"
+    path.write_text("pairs:\n  - {pair: 1/a->b, reason: reviewed}\n")
+    mined = [f"2/link_{i:02d}->link_99" for i in range(25)]
+    with pytest.raises(GroundBenchError) as caught:
+        check_pool(path, mined)
+    message = str(caught.value)
+    assert "(25 added, 1 missing)" in message
+    assert "+ 2/link_19->link_99 (mined, not in the file)" in message and "2/link_20->" not in message
+    assert "+ ... and 5 more" in message and "- 1/a->b (in the file, not mined)" in message
+    assert check_pool(path, ["1/a->b"])["1/a->b"].reason == "reviewed"

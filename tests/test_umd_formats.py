@@ -86,12 +86,12 @@ def test_real_novel_split_test_categories() -> None:
 @needs_shared
 def test_real_folds_hold_out_one_tool_per_category() -> None:
     folds = parse_fold_file(SPLITS_DIR / "category_10_fold.txt")
-    for fold in range(10):
+    for fold in range(1, 11):  # numbered as the file's columns are counted: 1..10
         held_out = [tool for tool, heldout in folds.items() if fold in heldout]
         assert len(held_out) == 17, fold
         assert sorted(category_of(t) for t in held_out) == sorted(UMD_CATEGORIES), fold
     assert folds["knife_01"] == ()  # held out in no fold (research/umd.md section 3)
-    assert folds["bowl_01"] == (2,)
+    assert folds["bowl_01"] == (3,)  # "folds: 0 0 1 0 0 0 0 0 0 0    object: bowl_01": the third column
 
 
 @needs_shared
@@ -110,10 +110,10 @@ def test_read_splits_on_the_real_folder() -> None:
     assert len(splits.by_tool) == 105
     assert splits.of("knife_01") == ToolSplits(category_split="test", novel_split="train", category_id=4)
     assert splits.of("bowl_01") == ToolSplits(
-        category_split="train", novel_split="train", category_id=1, heldout_folds=(2,)
+        category_split="train", novel_split="train", category_id=1, heldout_folds=(3,)
     )
     assert splits.of("cup_01") == ToolSplits(
-        category_split="train", novel_split="test", category_id=2, heldout_folds=(4,)
+        category_split="train", novel_split="test", category_id=2, heldout_folds=(5,)
     )
     assert splits.of("mug_01").category_id == 7
     assert splits.of("spatula_01") == ToolSplits()
@@ -127,10 +127,10 @@ def test_read_splits_on_the_sample(umd_sample: Path) -> None:
     assert len(splits.files) == 4
     assert sorted(splits.by_tool) == ["bowl_01", "hammer_01", "knife_01", "mug_01", "spoon_01", "turner_01"]
     assert splits.of("knife_01") == ToolSplits(
-        category_split="test", novel_split="train", category_id=4, heldout_folds=(1, 4)
+        category_split="test", novel_split="train", category_id=4, heldout_folds=(2, 5)
     )
     assert splits.of("turner_01") == ToolSplits(
-        category_split="test", novel_split="test", category_id=17, heldout_folds=(5,)
+        category_split="test", novel_split="test", category_id=17, heldout_folds=(6,)
     )
 
 

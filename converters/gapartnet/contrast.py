@@ -20,7 +20,9 @@ Every image is analysed by the converter's own code (``records.analyse_view``): 
 automatic box verification. ``closed_pose_ambiguous`` when the requested part's mask is missing or
 smaller than ``min_mask_share`` of the image (a hidden part is still listed as a candidate, its box
 the projected 3-D box, ``approximate``, mask area null); ``box_projection_mismatch`` when its
-projected box misses its own mask. Tagged rows stay, ``excluded``; the frozen pool is the rest.
+projected box misses its own mask; ``instance_ambiguous`` when its mask's instance id could belong to
+another part. Tagged rows stay, ``excluded``; the rest is the mined pool, which must equal the
+frozen pool file (``pool.py``, ``data/audits/contrast_pool.yaml``) or the stage stops with the diff.
 """
 
 from __future__ import annotations
@@ -67,11 +69,13 @@ from groundbench.converters.gapartnet.layout import (
     find_views,
 )
 from groundbench.converters.gapartnet.mechanics import mechanics_of
+from groundbench.converters.gapartnet.pool import check_pool
 from groundbench.converters.gapartnet.reask import (
     BOX_PROJECTION_MISMATCH,
     CLOSED_POSE_AMBIGUOUS,
     HIGHLIGHT_MISMATCH,
     HIGHLIGHTED_ONLY,
+    INSTANCE_AMBIGUOUS,
     NO_RENDER,
     PLACEHOLDER,
     REASK_CONVERTER,
@@ -123,8 +127,12 @@ class ContrastParams:
     iou_min: float = 0.5
     coverage_min: float = 0.9
     max_image_pixels: int = 64_000_000
+    instance_coverage_min: float = 0.5
+    instance_ambiguity_margin: float = 0.05
+    min_mask_pixels: int = 16
     min_mask_share: float = 0.0005
     render: RenderSettings = field(default_factory=RenderSettings)
+    pool: Path | None = None  # the frozen pool file; None only where no pool is evaluated (tests of mining)
     max_shard_bytes: int = 256 * 1024 * 1024
     rows_per_batch: int = 256
 
@@ -426,6 +434,8 @@ def _row(obj: _Object, actions: dict[str, str], shown: Shown, original: str, req
             tags.add(CLOSED_POSE_AMBIGUOUS)
         if shown_target is not None and shown_target.mismatch:
             tags.add(BOX_PROJECTION_MISMATCH)
+        if shown_target is not None and shown_target.ambiguous:
+            tags.add(INSTANCE_AMBIGUOUS)
     # Both parts of the pair are always candidates: one hidden in this pose gets its projected box.
     fallback: Box = view.object_box or (0.0, 0.0, float(width), float(height))
     for link in (original, requested):
@@ -514,7 +524,14 @@ def mine_contrast(
     views = find_views(renders)
     bulk_rows, bulk_manifest = read_bulk(bulk)
     audit = {e.object_id: e for e in read_audit(params.audit)}
-    settings = Settings(params.iou_min, params.coverage_min, params.max_image_pixels)
+    settings = Settings(
+        params.iou_min,
+        params.coverage_min,
+        params.max_image_pixels,
+        params.instance_coverage_min,
+        params.instance_ambiguity_margin,
+        params.min_mask_pixels,
+    )
     tasks = []
     for o in objects:
         rows = tuple(bulk_rows.get(o.object_id, []))
@@ -535,6 +552,7 @@ def mine_contrast(
         )
     manifest: dict[str, ManifestEntry] = {}
     light_rows: list[dict[str, Any]] = []
+    mined_pool: list[str] = []  # pair ids of the rows not excluded
     search: dict[str, dict[str, Any]] = {s: {"objects": 0, "qualifying": {}} for s in ("bulk", "raw")}
     with atomic_dir(out) as tmp:
         with ShardWriter(tmp / CONFIG, params.max_shard_bytes, params.rows_per_batch) as writer:
@@ -551,11 +569,16 @@ def mine_contrast(
                 for record in result.rows:
                     writer.add(record)
                     light_rows.append(light(record))
+                    if not record["excluded"]:
+                        mined_pool.append(record["extras"]["reask"]["pair_id"])
                 manifest.update(result.manifest)
+        if params.pool is not None:  # raising here leaves the previous outputs in place (atomic_dir)
+            check_pool(params.pool, mined_pool)
         write_manifest(tmp / CONFIG / "manifest.jsonl", manifest)
         summary = summarize_reask(light_rows, CONSTRUCTION)
         summary["search"] = search
         summary["min_mask_share"] = params.min_mask_share
+        summary["pool_file"] = None if params.pool is None else params.pool.name
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     for stratum, group in search.items():
         sys.stderr.write(

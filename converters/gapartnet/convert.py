@@ -19,7 +19,13 @@ from groundbench.atomic import atomic_dir
 from groundbench.converters.gapartnet.audit import read_audit
 from groundbench.converters.gapartnet.layout import find_objects, find_views
 from groundbench.converters.gapartnet.records import ObjectResult, Settings, Task, convert_object
-from groundbench.converters.gapartnet.summary import format_summary, summarize
+from groundbench.converters.gapartnet.summary import (
+    format_left_out,
+    format_summary,
+    left_out_summary,
+    object_left_out,
+    summarize,
+)
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import ManifestEntry, write_manifest
 from groundbench.parallel import ordered_map, worker_count
@@ -36,6 +42,9 @@ class GapartnetParams:
     iou_min: float = 0.5
     coverage_min: float = 0.9
     max_image_pixels: int = 64_000_000
+    instance_coverage_min: float = 0.5
+    instance_ambiguity_margin: float = 0.05
+    min_mask_pixels: int = 16
     max_shard_bytes: int = 256 * 1024 * 1024
     rows_per_batch: int = 256
 
@@ -43,7 +52,17 @@ class GapartnetParams:
 def _light(record: dict[str, Any]) -> dict[str, Any]:
     """What the summary needs, without the image bytes."""
     return {
-        k: record[k] for k in ("parts", "target_part_id", "target_action", "object_category", "excluded", "object_id")
+        k: record[k]
+        for k in (
+            "parts",
+            "target_part_id",
+            "target_action",
+            "object_category",
+            "excluded",
+            "exclusion_tags",
+            "flags",
+            "object_id",
+        )
     }
 
 
@@ -61,7 +80,14 @@ def list_items(assets: Path, renders: Path, params: GapartnetParams) -> tuple[in
     for object_id in audit:
         if object_id not in known:
             raise GroundBenchError(params.audit, f"objects[{object_id}]", "audited object not found in the assets")
-    settings = Settings(params.iou_min, params.coverage_min, params.max_image_pixels)
+    settings = Settings(
+        params.iou_min,
+        params.coverage_min,
+        params.max_image_pixels,
+        params.instance_coverage_min,
+        params.instance_ambiguity_margin,
+        params.min_mask_pixels,
+    )
     tasks = [
         Task(assets, renders, o, tuple(views[o.object_id]), audit.get(o.object_id), str(params.audit), settings)
         for o in objects
@@ -85,6 +111,7 @@ def convert_gapartnet(
     manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
     light: dict[str, list[dict[str, Any]]] = {c: [] for c in CONFIGS}
     curated_rows: list[dict[str, Any]] = []
+    left_out: dict[str, dict[str, Any]] = {}  # object id -> what it left out of bulk, and why
     counts: dict[str, int] = {}
     with atomic_dir(out) as tmp:
         with ShardWriter(tmp / "bulk_gapartnet", params.max_shard_bytes, params.rows_per_batch) as bulk:
@@ -97,6 +124,8 @@ def convert_gapartnet(
                     bulk.add(record)
                     light["bulk_gapartnet"].append(_light(record))
                 curated_rows.extend(result.curated)
+                if result.left_out or result.unassigned:
+                    left_out[result.object_id] = object_left_out(result)
                 manifests["bulk_gapartnet"].update(result.manifest_bulk)
                 manifests["curated_gapartnet"].update(result.manifest_curated)
         counts["bulk_gapartnet"] = bulk.rows
@@ -113,8 +142,10 @@ def convert_gapartnet(
             "objects_without_render": object_count - len(tasks),
             "views": sum(len(t.views) for t in tasks),
             "strata": strata,
+            "left_out": left_out_summary(left_out),
         }
         (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     for stratum in strata:  # printed always: the per-action counts are part of the audit trail
         sys.stderr.write(format_summary(stratum) + "\n")
+    sys.stderr.write(format_left_out(summary["left_out"]) + "\n")
     return counts

@@ -4,7 +4,10 @@ For every curated row with two or more candidate parts, one row per non-target p
 (the same bytes, so no new store bytes) and the same candidate parts, that part declared the
 requested target, the original target and its action kept. A row is ``informative`` when the
 requested action differs from the original one. The requested part's own box verification decides
-``box_projection_mismatch`` (the planted wrong-frame object's re-asks stay, tagged and excluded).
+``box_projection_mismatch`` (the planted wrong-frame object's re-asks stay, tagged and excluded; the
+curated row itself keeps its target with the mask's box), its instance assignment
+``instance_ambiguous``; its mask decides the informational flags (``region_split``,
+``below_pixel_floor``).
 Objects with a single candidate part yield nothing and are listed in the summary.
 
 Reads the converted curated rows (``data/interim/gapartnet/curated_gapartnet/``) and writes
@@ -21,6 +24,7 @@ from typing import Any
 from groundbench.atomic import atomic_dir
 from groundbench.converters.gapartnet.reask import (
     BOX_PROJECTION_MISMATCH,
+    INSTANCE_AMBIGUOUS,
     REASK_CONVERTER,
     REASK_VERSION,
     SOURCE_ROW,
@@ -39,7 +43,17 @@ CONFIG = "counterfactual_gapartnet"
 CONSTRUCTION = "counterfactual"
 
 
-def reasks_of(row: dict[str, Any]) -> list[dict[str, Any]]:
+def requested_flags(part: dict[str, Any], min_mask_pixels: int) -> list[str]:
+    """The informational flags of a requested part, from its own mask (records.target_flags' rule)."""
+    flags = []
+    if (part.get("mask_pieces") or 0) >= 2:
+        flags.append("region_split")
+    if part.get("mask_area") is not None and part["mask_area"] < min_mask_pixels:
+        flags.append("below_pixel_floor")
+    return flags
+
+
+def reasks_of(row: dict[str, Any], min_mask_pixels: int = 16) -> list[dict[str, Any]]:
     """The re-asks of one curated row, sorted by example id (none when it has a single part)."""
     parts = row["parts"]
     if len(parts) < 2:
@@ -62,8 +76,12 @@ def reasks_of(row: dict[str, Any]) -> list[dict[str, Any]]:
             requested_mask_area=part["mask_area"],
         )
         # The requested part's own projected box decides the tag (the original target's does not).
-        tags = [BOX_PROJECTION_MISMATCH] if facts_by_part[part["part_id"]]["projection_mismatch"] else []
+        own = facts_by_part[part["part_id"]]
+        tags = [BOX_PROJECTION_MISMATCH] if own["projection_mismatch"] else []
+        if own.get("instance_ambiguous"):
+            tags.append(INSTANCE_AMBIGUOUS)
         record = retarget(row, facts, f"gapartnet/counterfactual/{row['object_id']}/{part['part_id']}", tags)
+        record["flags"] = requested_flags(part, min_mask_pixels)
         record["conditions"] = list(valid_conditions(CONSTRUCTION, row["render"]["kind"]))
         gapartnet = dict(row["extras"]["gapartnet"])
         gapartnet["target_link"] = part["part_id"]
@@ -74,7 +92,9 @@ def reasks_of(row: dict[str, Any]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: str(r["example_id"]))
 
 
-def derive_counterfactual(curated: Path, out: Path, max_shard_bytes: int, rows_per_batch: int) -> dict[str, Any]:
+def derive_counterfactual(
+    curated: Path, out: Path, max_shard_bytes: int, rows_per_batch: int, min_mask_pixels: int = 16
+) -> dict[str, Any]:
     """Write the config from the curated rows; returns the summary (also written to summary.json)."""
     manifest_path = curated / "manifest.jsonl"
     if not manifest_path.is_file():
@@ -89,7 +109,7 @@ def derive_counterfactual(curated: Path, out: Path, max_shard_bytes: int, rows_p
             for batch in iter_batches(curated):  # curated rows arrive sorted by example id
                 for row in batch.to_pylist():
                     sources += 1
-                    derived = reasks_of(row)
+                    derived = reasks_of(row, min_mask_pixels)
                     if not derived:
                         single.append(row["object_id"])
                     for record in derived:

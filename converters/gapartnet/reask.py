@@ -22,7 +22,8 @@ HIGHLIGHT_MISMATCH = "highlight_mismatch"
 CLOSED_POSE_AMBIGUOUS = "closed_pose_ambiguous"
 BOX_PROJECTION_MISMATCH = "box_projection_mismatch"
 NO_RENDER = "no_render"
-TAG_ORDER = (HIGHLIGHT_MISMATCH, NO_RENDER, CLOSED_POSE_AMBIGUOUS, BOX_PROJECTION_MISMATCH)
+INSTANCE_AMBIGUOUS = "instance_ambiguous"
+TAG_ORDER = (HIGHLIGHT_MISMATCH, NO_RENDER, CLOSED_POSE_AMBIGUOUS, BOX_PROJECTION_MISMATCH, INSTANCE_AMBIGUOUS)
 
 # How the row's image came to be.
 SOURCE_ROW = "source_row"  # the source row's image, bytes unchanged (counterfactual)

@@ -1,16 +1,21 @@
 """Analyse one object's views and build its records (pure apart from reading the object's own files).
 
-Per view and visible GAPart: pose its rest box to the view's ``joint_qpos``, project it, and check
-it against the part's own instance mask (automatic box verification, the paper's "draw the box and
-look" done for every row):
+Instance ids are tied to links by evidence (``instances.py``: the bbox pickle, else masks matched to
+projected boxes). Per view and visible GAPart: pose its rest box to the view's ``joint_qpos``,
+project it, and check it against the part's own instance mask (automatic box verification, the
+paper's "draw the box and look" done for every row). Every part keeps both boxes: the visible box
+(tight box of its mask, ``visible_bbox_xyxy``) and the projected box (amodal,
+``projected_bbox_xyxy``); ``bbox_xyxy`` is the best honest one of the two:
 
-* ``mismatch`` when fewer than ``coverage_min`` of the mask's pixels fall inside the projected box
-  (the box is in another frame, e.g. GAPartNet's slider_button boxes); rows whose target mismatches
-  are tagged ``box_projection_mismatch`` and excluded; the part's box then comes from the mask;
-* ``exact`` when the projection covers the mask and its IoU with the mask's tight box is at least
-  ``iou_min``: the projected box is used;
-* ``from-mask`` otherwise (the projection covers the mask but is much larger, e.g. an occluded part
-  or a drawer's hidden body): the mask's tight box is used.
+* ``exact`` when the projection covers the mask (at least ``coverage_min`` of its pixels) and its
+  IoU with the visible box is at least ``iou_min``: the projected box is used;
+* ``from-mask`` otherwise: the visible box is used. When the projection misses the mask
+  (``mismatch``: the box is in another frame, e.g. GAPartNet's slider_button boxes) a bulk,
+  counterfactual or contrast row is tagged ``box_projection_mismatch`` and excluded, while a curated
+  row keeps its audited target with the mask's box and the same name as an informational flag.
+
+Parts never visible in any view, or whose largest mask stays below ``min_mask_pixels``, yield no
+bulk row; every row of the object lists them (``extras.gapartnet.left_out``) with the reason.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from groundbench.converters.gapartnet.geometry import (
     pose_corners,
     projected_box,
 )
+from groundbench.converters.gapartnet.instances import Assignment, assign_by_overlap, from_pickle
 from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, URDF, ObjectFolder, View
 from groundbench.converters.gapartnet.mechanics import Mechanics, mechanics_of
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
@@ -56,6 +62,12 @@ from groundbench.schemas.gapartnet_actions import GAPARTNET_ACTIONS_VERSION, act
 
 SOURCE = "gapartnet"
 MISMATCH_TAG = "box_projection_mismatch"
+AMBIGUOUS_TAG = "instance_ambiguous"
+AUDIT_EXCLUDED_TAG = "audit_excluded"
+SPLIT_FLAG = "region_split"
+FLOOR_FLAG = "below_pixel_floor"
+NEVER_VISIBLE = "never_visible"
+BELOW_FLOOR = "below_floor"
 HIGHLIGHT_COLOUR = (255, 40, 40)
 HIGHLIGHT_METHOD = (
     "target instance mask blended 50% with RGB(255,40,40) (rounded half up), its inner boundary "
@@ -68,6 +80,9 @@ class Settings:
     iou_min: float = 0.5
     coverage_min: float = 0.9
     max_pixels: int = 64_000_000
+    instance_coverage_min: float = 0.5  # no bbox pickle: a part's box must hold this share of its mask
+    instance_ambiguity_margin: float = 0.05  # ... and is ambiguous when another assignment scores this close
+    min_mask_pixels: int = 16  # a part whose largest mask is smaller yields no bulk row (left_out)
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,11 @@ class PartInView:
     mechanics: Mechanics
     axis_camera: tuple[float, ...]
     axis_2d: tuple[float, ...]
+    visible: Box | None = None  # tight box of the mask; None without a mask
+    pieces: int | None = None  # connected pieces of the mask (8-connectivity); None without a mask
+    assignment: str | None = None  # how the instance id was tied to the link (instances.py)
+    overlap: float | None = None
+    ambiguous: bool = False
 
 
 @dataclass
@@ -99,6 +119,7 @@ class AnalysedView:
     parts: list[PartInView]
     object_box: Box | None
     masks: dict[str, np.ndarray] = field(default_factory=dict)
+    unassigned: tuple[int, ...] = ()  # instance ids with pixels that no part's box reached
 
 
 @dataclass(frozen=True)
@@ -121,28 +142,56 @@ class ObjectResult:
     manifest_curated: dict[str, ManifestEntry]
     parts: list[tuple[str, str, str, bool]]  # (part class, action, box quality, mismatch) per bulk row
     views: int
+    left_out: list[dict[str, object]] = field(default_factory=list)  # extras.gapartnet.left_out
+    unassigned: int = 0  # instance masks (over all views) that no part's box reached
 
 
 def _read(root: Path, path: Path) -> tuple[bytes, str]:
     return path.read_bytes(), relative_to(root, path)
 
 
-def _instance_links(
-    view: View, renders: Path, annotations: tuple[LinkAnnotation, ...], instance: np.ndarray
-) -> dict[int, str]:
-    """Instance id -> link: from ``bbox/<view>.pkl`` when present, else the annotation order of visible GAParts."""
+def _posed_boxes(
+    meta: ViewMeta, annotations: tuple[LinkAnnotation, ...], rest: dict[str, np.ndarray], posed: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    """Posed world corners of every annotated GAPart at the view's pose."""
+    return {
+        a.link_name: pose_corners(a.bbox, rest[a.link_name], posed[a.link_name])
+        for a in annotations
+        if a.is_gapart and a.bbox is not None and a.link_name in rest
+    }
+
+
+def instance_assignment(
+    view: View,
+    renders: Path,
+    meta: ViewMeta,
+    corners: dict[str, np.ndarray],
+    instance: np.ndarray,
+    settings: Settings,
+) -> Assignment:
+    """Instance id -> link: from ``bbox/<view>.pkl`` when present, else by mask-to-projected-box overlap."""
     if "bbox" in view.files:
         data, rel = _read(renders, view.files["bbox"])
-        return {p.instance_id: link for link, p in parse_bbox_pickle(data, rel).items()}
+        return from_pickle({p.instance_id: link for link, p in parse_bbox_pickle(data, rel).items()})
     ids = sorted(int(i) for i in np.unique(instance) if i >= 0)
-    gaparts = [a.link_name for a in annotations if a.is_gapart]
-    if ids and ids[-1] >= len(gaparts):
+    if ids and len(ids) > len(corners):
         raise GroundBenchError(
-            view.name, "instance_segmentation", f"instance {ids[-1]} but only {len(gaparts)} GAParts"
+            view.name, "instance_segmentation", f"{len(ids)} instances but only {len(corners)} GAParts"
         )
-    # Without the pickle the ids only say "the k-th visible GAPart"; that needs visibility, which the
-    # ids themselves give: GAPartNet numbers visible parts in annotation order, so id k is the k-th.
-    return dict(enumerate(gaparts))
+    masks = {}
+    for i in ids:
+        rows, cols = np.nonzero(instance == i)
+        masks[i] = (rows, cols)
+    boxes = {link: projected_box(meta.camera, c) for link, c in corners.items()}
+    shape = (meta.height, meta.width)
+    return assign_by_overlap(masks, boxes, shape, settings.instance_coverage_min, settings.instance_ambiguity_margin)
+
+
+def mask_pieces(mask: np.ndarray) -> int:
+    """Connected pieces of a mask (8-connectivity), counted on the mask's own box."""
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
+    count, _ = cv2.connectedComponents(np.ascontiguousarray(mask[y : y + h, x : x + w]).view(np.uint8), connectivity=8)
+    return int(count) - 1
 
 
 def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...], view: View) -> AnalysedView:
@@ -159,7 +208,6 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     seg_bytes, seg_rel = _read(renders, view.files["segmentation"])
     semantic, instance = parse_segmentation(seg_bytes, seg_rel, shape, settings.max_pixels * 8)
     paths, hashes = [rgb_rel, seg_rel, meta_rel], [sha256_bytes(rgb), sha256_bytes(seg_bytes), sha256_bytes(meta_bytes)]
-    links_by_instance = _instance_links(view, renders, annotations, instance)
     if "bbox" in view.files:
         paths.append(relative_to(renders, view.files["bbox"]))
         hashes.append(sha256_bytes(view.files["bbox"].read_bytes()))
@@ -169,14 +217,17 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     rest, posed = link_transforms(urdf, {}), link_transforms(urdf, meta.joint_qpos)
     r_wc, _ = meta.camera.world_to_camera()
     by_link = {a.link_name: a for a in annotations}
+    posed_corners = _posed_boxes(meta, annotations, rest, posed)
+    assignment = instance_assignment(view, renders, meta, posed_corners, instance, settings)
     # Pixel counts of the ids present; a bincount would allocate one slot per id up to the largest,
     # which a hostile id (2**31 - 1 in the mask, 10**30 in the pickle) turns into gigabytes.
     ids, sizes = np.unique(instance[instance >= 0], return_counts=True)
     counts = {int(i): int(n) for i, n in zip(ids, sizes, strict=True)}
     parts: list[PartInView] = []
     masks: dict[str, np.ndarray] = {}
-    for instance_id in sorted(links_by_instance):
-        link = links_by_instance[instance_id]
+    for instance_id in sorted(assignment.links):
+        tie = assignment.links[instance_id]
+        link = tie.link
         if counts.get(instance_id, 0) == 0:
             continue  # not visible in this view: absent, not an error
         annotation = by_link.get(link)
@@ -188,7 +239,7 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
         area = counts[instance_id]
         tight = mask_box(mask)
         assert tight is not None
-        corners = pose_corners(annotation.bbox, rest[link], posed[link])
+        corners = posed_corners[link]
         projected = projected_box(meta.camera, corners)
         coverage = mask_coverage(mask, projected) if projected else 0.0
         iou = box_iou(projected, tight) if projected else 0.0
@@ -218,11 +269,18 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
                 mechanics=mechanics,
                 axis_camera=axis_camera,
                 axis_2d=axis_2d,
+                visible=tight,
+                pieces=mask_pieces(mask),
+                assignment=tie.method,
+                overlap=tie.overlap,
+                ambiguous=tie.ambiguous,
             )
         )
         masks[link] = mask
     del semantic
-    return AnalysedView(view, meta, rgb, rgb_rel, paths, hashes, parts, mask_box(instance != -2), masks)
+    return AnalysedView(
+        view, meta, rgb, rgb_rel, paths, hashes, parts, mask_box(instance != -2), masks, assignment.unassigned
+    )
 
 
 def decode_rgb(rgb: bytes) -> np.ndarray:
@@ -260,6 +318,9 @@ def _part(p: PartInView, action: str) -> dict[str, object]:
         "motion_axis_2d": list(p.axis_2d),
         "mask_area": p.area,
         "secondary_actions": [],
+        "visible_bbox_xyxy": list(p.visible) if p.visible else None,
+        "projected_bbox_xyxy": list(p.projected) if p.projected else None,
+        "mask_pieces": p.pieces,
     }
 
 
@@ -280,7 +341,32 @@ def _part_extras(p: PartInView) -> dict[str, object]:
         "box_iou": p.iou,
         "mask_coverage": p.coverage,
         "projection_mismatch": p.mismatch,
+        "instance_assignment": p.assignment,
+        "instance_overlap": p.overlap,
+        "instance_ambiguous": p.ambiguous,
     }
+
+
+def target_flags(part: PartInView, curated: bool, min_mask_pixels: int) -> list[str]:
+    """Informational flags of a target (schemas/vocab.py FLAGS): kept and scored, but worth knowing."""
+    flags = []
+    if curated and part.mismatch:
+        flags.append(MISMATCH_TAG)  # curated keeps the audited target with its mask's box
+    if part.pieces is not None and part.pieces >= 2:
+        flags.append(SPLIT_FLAG)
+    if part.instance_id >= 0 and part.area < min_mask_pixels:
+        flags.append(FLOOR_FLAG)
+    return flags
+
+
+def target_tags(part: PartInView, curated: bool) -> list[str]:
+    """Exclusion tags of a target: a projection that misses its mask (not in curated), an untrusted mask."""
+    tags = []
+    if part.mismatch and not curated:
+        tags.append(MISMATCH_TAG)
+    if part.ambiguous:
+        tags.append(AMBIGUOUS_TAG)
+    return tags
 
 
 def build_record(
@@ -292,6 +378,8 @@ def build_record(
     image: bytes,
     highlighted: bool,
     override: str | None = None,
+    left_out: list[dict[str, object]] | None = None,
+    extra_tags: tuple[str, ...] = (),
 ) -> dict[str, object]:
     camera = view.meta.camera
     r_wc, t_wc = camera.world_to_camera()
@@ -300,7 +388,8 @@ def build_record(
         actions[target.link] = override
     kind = "highlighted" if highlighted else "clean"
     sha = sha256_bytes(image)
-    tags = [MISMATCH_TAG] if target.mismatch else []
+    curated = stratum == "curated"
+    tags = [*target_tags(target, curated), *extra_tags]
     names = sorted(view.meta.joint_qpos)
     return new_record(
         example_id=example_id,
@@ -331,6 +420,7 @@ def build_record(
         conditions=list(valid_conditions(stratum, kind)),
         exclusion_tags=tags,
         excluded=bool(tags),
+        flags=target_flags(target, curated, task.settings.min_mask_pixels),
         provenance={
             "source_paths": [*view.paths, *task_paths(task)],
             "source_sha256": [*view.hashes, *task_hashes(task)],
@@ -350,9 +440,10 @@ def build_record(
                 "camera_position": [float(v) for v in camera.position],
                 "highlight_method": HIGHLIGHT_METHOD if highlighted else None,
                 "action_overridden": override is not None,
-                "audit_note": task.audit.note if task.audit and stratum == "curated" else None,
+                "audit_note": task.audit.row_note if task.audit and curated else None,
                 "actions_version": GAPARTNET_ACTIONS_VERSION,
                 "parts": [_part_extras(p) for p in view.parts],
+                "left_out": list(left_out or []),
             }
         },
     )
@@ -384,6 +475,26 @@ def _packages() -> dict[str, str]:
     return {"numpy": np.__version__, "opencv-python-headless": cv2.__version__, "pillow": PIL.__version__}
 
 
+def left_out_parts(
+    annotations: tuple[LinkAnnotation, ...], analysed: list[AnalysedView], min_mask_pixels: int
+) -> list[dict[str, object]]:
+    """Annotated GAParts without a bulk row, and why (sorted by link)."""
+    largest: dict[str, int] = {}
+    for view in analysed:
+        for part in view.parts:
+            largest[part.link] = max(largest.get(part.link, 0), part.area)
+    out: list[dict[str, object]] = []
+    for a in sorted(annotations, key=lambda a: a.link_name):
+        if not a.is_gapart:
+            continue
+        area = largest.get(a.link_name, 0)
+        if area == 0:
+            out.append({"part_id": a.link_name, "reason": NEVER_VISIBLE, "max_mask_area": 0})
+        elif area < min_mask_pixels:
+            out.append({"part_id": a.link_name, "reason": BELOW_FLOOR, "max_mask_area": area})
+    return out
+
+
 def convert_object(task: Task) -> ObjectResult:
     """Every row of one object: bulk (best view per visible part, highlighted) and curated (audited view)."""
     obj = task.obj
@@ -397,6 +508,8 @@ def convert_object(task: Task) -> ObjectResult:
     result = ObjectResult(obj.object_id, [], [], {}, {}, [], len(task.views))
     best: dict[str, tuple[int, int]] = {}  # link -> (area, -view index)
     analysed = [analyse_view(task, urdf, annotations, v) for v in task.views]
+    result.left_out = left_out_parts(annotations, analysed, task.settings.min_mask_pixels)
+    result.unassigned = sum(len(v.unassigned) for v in analysed)
     for index, view in enumerate(analysed):
         for part in view.parts:
             key = (part.area, -index)
@@ -405,27 +518,33 @@ def convert_object(task: Task) -> ObjectResult:
     packages = _packages()
     pixels: dict[int, np.ndarray] = {}  # view index -> decoded render, decoded only if some part's best view
     for link in sorted(best):
+        if best[link][0] < task.settings.min_mask_pixels:
+            continue  # below the visibility floor everywhere: listed in left_out
         index = -best[link][1]
         view = analysed[index]
         part = next(p for p in view.parts if p.link == link)
         if index not in pixels:
             pixels[index] = decode_rgb(view.rgb)
         image = highlight(pixels[index], view.masks[link])
-        record = build_record(task, view, part, "bulk", f"gapartnet/bulk/{obj.object_id}/{link}", image, True)
+        example_id = f"gapartnet/bulk/{obj.object_id}/{link}"
+        record = build_record(task, view, part, "bulk", example_id, image, True, left_out=result.left_out)
         result.bulk.append(record)
         call = f"highlight({view.rgb_rel}, instance {part.instance_id} = {link}): {HIGHLIGHT_METHOD}"
         entry = _entry(image, view.meta.width, view.meta.height, view.rgb_rel, call, packages)
         result.manifest_bulk[entry.sha256] = entry
         result.parts.append((part.category, str(record["target_action"]), part.quality, part.mismatch))
     if task.audit is not None:
-        result.curated.append(_curated(task, analysed, annotations))
+        result.curated.append(_curated(task, analysed, annotations, result.left_out))
         view = next(v for v in analysed if v.view.name == task.audit.view)
         entry = _entry(view.rgb, view.meta.width, view.meta.height, view.rgb_rel, "copied source bytes unchanged", {})
         result.manifest_curated[entry.sha256] = entry
     return result
 
 
-def _curated(task: Task, analysed: list[AnalysedView], annotations: tuple[LinkAnnotation, ...]) -> dict[str, object]:
+def _curated(
+    task: Task, analysed: list[AnalysedView], annotations: tuple[LinkAnnotation, ...], left_out: list[dict[str, object]]
+) -> dict[str, object]:
+    """The audited target, kept with its best honest box; only the audit file's ``exclude`` excludes it."""
     entry = task.audit
     assert entry is not None
     where = f"{entry.where}.view"
@@ -442,6 +561,16 @@ def _curated(task: Task, analysed: list[AnalysedView], annotations: tuple[LinkAn
         raise GroundBenchError(
             task.audit_path, f"{entry.where}.target", f"part {entry.target} not visible in {entry.view}"
         )
+    extra = (AUDIT_EXCLUDED_TAG,) if entry.exclude is not None else ()
     return build_record(
-        task, view, target, "curated", f"gapartnet/curated/{task.obj.object_id}", view.rgb, False, entry.action
+        task,
+        view,
+        target,
+        "curated",
+        f"gapartnet/curated/{task.obj.object_id}",
+        view.rgb,
+        False,
+        entry.action,
+        left_out=left_out,
+        extra_tags=extra,
     )

@@ -41,7 +41,8 @@ ABSENT_MARKER = "ABSENT"
 GENERATOR_STAMP = "generator.yaml"  # written by `groundbench generate-gui` at the root of each source it writes
 GENERATED_SOURCE = "groundbench_gui"
 MAX_NEIGHBOURS = 8  # other annotated targets on the same screenshot offered as candidate parts
-IMAGE_FOLDERS = ("", "images", "screenspot_imgs")  # where ScreenSpot-family roots keep screenshots
+# Where ScreenSpot-family roots keep screenshots (screenspot_imgs/: v1's tar; screenspotv2_image/: v2's zip).
+IMAGE_FOLDERS = ("", "images", "screenspot_imgs", "screenspotv2_image")
 PARALLEL_MIN_BYTES = 1024**3  # screenshot bytes from which `workers: 0` starts worker processes (see _workers)
 
 

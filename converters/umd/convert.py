@@ -7,6 +7,9 @@ processed in (tool, frame) order so rows reach the shard writer already sorted b
 from __future__ import annotations
 
 import functools
+import json
+import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +39,7 @@ class UmdParams:
     window: int = 512
     frames_per_task: int = 32
     max_image_pixels: int = 64_000_000
+    min_region_pixels: int = 16
     max_shard_bytes: int = 256 * 1024 * 1024
     rows_per_batch: int = 256
 
@@ -47,21 +51,27 @@ class Candidate:
     grasp_area: int
 
 
-def find_frames(root: Path) -> tuple[Path, list[Frame]]:
+def find_frames(root: Path, skipped: list[str] | None = None) -> tuple[Path, list[Frame]]:
+    """``tools/`` and every frame under it; OS clutter skipped (appended to ``skipped``, paths from ``root``)."""
     tools_root = find_tools_root(root)
-    frames = [frame for tool in list_tools(root, tools_root) for frame in list_frames(root, tool)]
+    frames = []
+    for tool in list_tools(root, tools_root, skipped):
+        found = list_frames(root, tool)
+        if skipped is not None:
+            skipped.extend(f"{relative_to(root, tool)}/{name}" for name in found[0].skipped)
+        frames.extend(found)
     return tools_root, frames
 
 
 def convert_item(
-    root: Path, frame: Frame, splits: ToolSplits, max_image_pixels: int = 64_000_000
+    root: Path, frame: Frame, splits: ToolSplits, max_image_pixels: int = 64_000_000, min_region_pixels: int = 16
 ) -> list[dict[str, object]]:
     """The bulk records of one frame: a pure function of the frame's own files (the unit to distribute).
 
     ``frame`` comes from :func:`find_frames`, ``splits`` from ``read_splits(tools_root.parent, root).of(tool)``.
     ``convert_umd`` runs the same two steps in its workers (:func:`convert_frames`), a run of frames at a time.
     """
-    return bulk_records(parse_frame(root, frame, max_image_pixels), splits)
+    return bulk_records(parse_frame(root, frame, max_image_pixels), splits, min_region_pixels)
 
 
 @dataclass(frozen=True)
@@ -73,7 +83,9 @@ class FramesResult:
     candidates: tuple[Candidate, ...]
 
 
-def convert_frames(root: Path, splits: Splits, max_image_pixels: int, frames: list[Frame]) -> FramesResult:
+def convert_frames(
+    root: Path, splits: Splits, max_image_pixels: int, frames: list[Frame], min_region_pixels: int = 16
+) -> FramesResult:
     """:func:`convert_item` for consecutive frames, rows already in Arrow.
 
     Building the Arrow rows here, in the worker, keeps the one writing process from doing the
@@ -83,7 +95,7 @@ def convert_frames(root: Path, splits: Splits, max_image_pixels: int, frames: li
     manifest, candidates = [], []
     for frame in frames:
         parsed = parse_frame(root, frame, max_image_pixels)
-        records += bulk_records(parsed, splits.of(frame.tool))
+        records += bulk_records(parsed, splits.of(frame.tool), min_region_pixels)
         if parsed.regions:
             manifest.append(manifest_entry(parsed))
         candidates.append(Candidate(frame, parsed.hand_labelled, parsed.area_of("grasp")))
@@ -111,7 +123,8 @@ def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override:
 
 def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True) -> dict[str, int]:
     """Convert the tree under ``root``; returns rows per config."""
-    tools_root, frames = find_frames(root)
+    clutter: list[str] = []
+    tools_root, frames = find_frames(root, clutter)
     splits = read_splits(tools_root.parent, root)
     audit = read_audit(params.audit)
     present = {f.tool for f in frames}
@@ -121,13 +134,16 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
                 params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree"
             )
     workers = worker_count(params.workers)
-    convert = functools.partial(convert_frames, root, splits, params.max_image_pixels)
+    convert = functools.partial(
+        convert_frames, root, splits, params.max_image_pixels, min_region_pixels=params.min_region_pixels
+    )
     # Work travels in runs of frames (fewer, larger messages); add_rows re-cuts the batches, so the
     # shards are the same whatever the run length or the number of workers.
     runs = list(chunks(frames, params.frames_per_task))
     candidates: dict[str, list[Candidate]] = {}
     manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
     counts = {}
+    flags: dict[str, Counter[str]] = {c: Counter() for c in CONFIGS}
     with atomic_dir(out) as tmp:
         with (
             ShardWriter(
@@ -137,6 +153,7 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
         ):
             for result in ordered_map(convert, runs, workers, max(1, params.window // params.frames_per_task)):
                 bulk.add_rows(result.rows)
+                flags["bulk_umd"].update(f for row in result.rows.column("flags").to_pylist() for f in row or [])
                 for entry in result.manifest:
                     manifests["bulk_umd"][entry.sha256] = entry
                 for candidate in result.candidates:
@@ -146,10 +163,25 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
         with ShardWriter(tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch) as curated:
             for entry in audit.entries:
                 frame = choose_frame(entry.tool, candidates[entry.tool], audit, entry.frame, params.audit)
-                chosen: ParsedFrame = parse_frame(root, frame, params.max_image_pixels, with_ranks=True)
-                curated.add(curated_record(chosen, splits.of(entry.tool)))
+                chosen: ParsedFrame = parse_frame(root, frame, params.max_image_pixels)
+                record = curated_record(chosen, splits.of(entry.tool), params.min_region_pixels)
+                flags["curated_umd"].update(record["flags"])  # type: ignore[arg-type]
+                curated.add(record)
                 manifests["curated_umd"][chosen.source_sha256[0]] = manifest_entry(chosen)
         counts["curated_umd"] = curated.rows
         for config in CONFIGS:
             write_manifest(tmp / config / "manifest.jsonl", manifests[config])
+        summary = {
+            "rows": counts,
+            "flags": {c: dict(sorted(flags[c].items())) for c in CONFIGS},
+            "min_region_pixels": params.min_region_pixels,
+            "skipped_os_clutter": sorted(clutter),
+        }
+        (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+    if clutter or progress:
+        sys.stderr.write(f"umd: skipped {len(clutter)} operating-system clutter file(s)\n")
+    for config in CONFIGS:
+        if progress:
+            tally = ", ".join(f"{k} {v}" for k, v in sorted(flags[config].items())) or "(none)"
+            sys.stderr.write(f"{config} flags: {tally}\n")
     return counts

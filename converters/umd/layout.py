@@ -1,4 +1,9 @@
-"""Find the UMD files: the ``tools/`` tree under any root, its tool folders and frame quadruples."""
+"""Find the UMD files: the ``tools/`` tree under any root, its tool folders and frame quadruples.
+
+Operating-system clutter (``Thumbs.db``, ``.DS_Store``, ``._*`` AppleDouble files, ``desktop.ini``;
+any letter case) in ``tools/`` or a tool folder is skipped and recorded (``Frame.skipped``, the
+convert summary); any other file or folder that is not part of the layout stops the build, named.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +22,12 @@ FRAME_FILE = re.compile(
     r"_(?P<kind>rgb\.jpg|depth\.png|label\.mat|label_rank\.mat)$"
 )
 SEARCH_DEPTH = 3  # the tarball's top folder varies (research/umd.md section 1)
+CLUTTER_NAMES = frozenset({"thumbs.db", ".ds_store", "desktop.ini"})  # compared in lower case
+
+
+def is_os_clutter(name: str) -> bool:
+    """A file an operating system leaves in folders it shows (Windows, macOS): never data."""
+    return name.lower() in CLUTTER_NAMES or name.startswith("._")
 
 
 @dataclass(frozen=True)
@@ -30,6 +41,7 @@ class Frame:
     depth: Path | None
     label: Path
     rank: Path | None
+    skipped: tuple[str, ...] = ()  # OS clutter skipped in the tool's folder (its file names)
 
     @property
     def stem(self) -> str:
@@ -60,10 +72,13 @@ def find_tools_root(root: Path) -> Path:
     return found[0]
 
 
-def list_tools(root: Path, tools_root: Path) -> list[Path]:
+def list_tools(root: Path, tools_root: Path, skipped: list[str] | None = None) -> list[Path]:
+    """The tool folders; OS clutter beside them is skipped (its paths appended to ``skipped``)."""
     tools = []
     for child in sorted(tools_root.iterdir()):
-        if child.name.startswith("."):
+        if is_os_clutter(child.name) and not child.is_dir():
+            if skipped is not None:
+                skipped.append(relative_to(root, child))
             continue
         rel = relative_to(root, child)
         if not child.is_dir():
@@ -88,8 +103,10 @@ def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
     tool_rel = relative_to(root, tool_dir)
     with os.scandir(tool_dir) as scan:
         entries = sorted(scan, key=lambda entry: entry.name)
+    skipped: list[str] = []
     for entry in entries:
-        if entry.name.startswith("."):
+        if is_os_clutter(entry.name) and not entry.is_dir():
+            skipped.append(entry.name)
             continue
         path = tool_dir / entry.name
         match = FRAME_FILE.match(entry.name)
@@ -128,6 +145,7 @@ def list_frames(root: Path, tool_dir: Path) -> list[Frame]:
                 depth=files.get("depth.png"),
                 label=files["label.mat"],
                 rank=files.get("label_rank.mat"),
+                skipped=tuple(skipped),
             )
         )
     if not frames:

@@ -21,6 +21,7 @@ from groundbench.schemas.features import new_record
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 
 SOURCE = "umd"
+MIN_REGION_PIXELS = 16  # default pixel floor (params.yaml umd.min_region_pixels): smaller regions are flagged
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class ParsedFrame:
     gt_type: str | None
     regions: tuple[Region, ...]
     object_box: tuple[float, float, float, float] | None
-    secondary: dict[str, tuple[str, ...]]  # action -> lower-ranked actions (curated frames only)
+    secondary: dict[str, tuple[str, ...]]  # action -> lower-ranked actions (every frame with a rank file)
 
     @property
     def hand_labelled(self) -> bool:
@@ -47,8 +48,12 @@ class ParsedFrame:
         return next((r.area for r in self.regions if r.action == action), 0)
 
 
-def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = False) -> ParsedFrame:
-    """Read a frame's files: RGB header, depth header, label map, optionally the rank map."""
+def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = True) -> ParsedFrame:
+    """Read a frame's files: RGB header, depth header, label map and, when present, the rank map.
+
+    ``with_ranks=False`` hashes the rank file without decoding it (the curated frame choice needs
+    only areas); every row that is written carries the secondary affordances its rank file gives.
+    """
     rgb = frame.rgb.read_bytes()
     rgb_rel = relative_to(root, frame.rgb)
     image = inspect_image(rgb, rgb_rel, max_pixels)
@@ -81,10 +86,12 @@ def parse_frame(root: Path, frame: Frame, max_pixels: int, with_ranks: bool = Fa
         rank_rel = relative_to(root, frame.rank)
         paths.append(rank_rel)
         hashes.append(sha256_bytes(rank_bytes))
-        if with_ranks:  # decoding every rank map would triple the cost; curated frames only
+        if with_ranks:
             ranks = parse_rank(rank_bytes, rank_rel, shape)
-            present = np.unique(label.labels)
-            secondary = {UMD_LABELS[int(k)]: secondary_actions(label.labels, ranks, int(k)) for k in present if k > 0}
+            x, y, w, h = rect  # every labelled pixel lies in the object's box: compare there only
+            labels, box_ranks = label.labels[y : y + h, x : x + w], ranks[y : y + h, x : x + w]
+            present = np.unique(labels)
+            secondary = {UMD_LABELS[int(k)]: secondary_actions(labels, box_ranks, int(k)) for k in present if k > 0}
     return ParsedFrame(
         frame=frame,
         rgb=rgb,
@@ -111,6 +118,7 @@ def manifest_entry(parsed: ParsedFrame) -> ManifestEntry:
 
 
 def _part(region: Region, secondary: tuple[str, ...]) -> dict[str, object]:
+    # A region's box is its mask's tight box: the visible box; UMD has no 3-D box to project.
     return {
         "part_id": region.action,
         "category": f"{region.action}_region",
@@ -123,7 +131,20 @@ def _part(region: Region, secondary: tuple[str, ...]) -> dict[str, object]:
         "motion_axis_2d": list(region.axis_xy),
         "mask_area": region.area,
         "secondary_actions": list(secondary),
+        "visible_bbox_xyxy": list(region.bbox_xyxy),
+        "projected_bbox_xyxy": None,
+        "mask_pieces": region.pieces,
     }
+
+
+def region_flags(region: Region, min_region_pixels: int) -> list[str]:
+    """Informational flags of a target region (rows are kept): split into pieces, below the pixel floor."""
+    flags = []
+    if region.pieces >= 2:
+        flags.append("region_split")
+    if region.area < min_region_pixels:
+        flags.append("below_pixel_floor")
+    return flags
 
 
 def _record(
@@ -132,6 +153,7 @@ def _record(
     example_id: str,
     stratum: str,
     target: Region,
+    min_region_pixels: int,
     conditions: tuple[str, ...] | None = None,
 ) -> dict[str, object]:
     frame = parsed.frame
@@ -151,6 +173,7 @@ def _record(
         target_part_id=target.action,
         target_action=target.action,
         conditions=list(valid_conditions(stratum, "photo") if conditions is None else conditions),
+        flags=region_flags(target, min_region_pixels),
         provenance={
             "source_paths": list(parsed.source_paths),
             "source_sha256": list(parsed.source_sha256),
@@ -168,6 +191,7 @@ def _record(
                 "novel_split": splits.novel_split,
                 "heldout_folds": list(splits.heldout_folds),
                 "has_label_rank": frame.rank is not None,
+                "skipped_files": list(frame.skipped),
             }
         },
     )
@@ -184,7 +208,9 @@ def task_free_row(regions: tuple[Region, ...] | list[Region]) -> Region:
     return grasp[0] if grasp else min(regions, key=lambda r: r.action)
 
 
-def bulk_records(parsed: ParsedFrame, splits: ToolSplits) -> list[dict[str, object]]:
+def bulk_records(
+    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int = MIN_REGION_PIXELS
+) -> list[dict[str, object]]:
     """One row per affordance region present in the frame; every region is a candidate part.
 
     ``image_only`` and ``object_named`` supply no target, so the frame's rows would all ask the same
@@ -192,6 +218,7 @@ def bulk_records(parsed: ParsedFrame, splits: ToolSplits) -> list[dict[str, obje
     only (:func:`task_free_row`); the other rows keep the conditions that name or show their target.
     """
     frame = parsed.frame
+    prefix = f"umd/bulk/{frame.tool}/{frame.index:08d}"
     every = valid_conditions("bulk", "photo")
     targeted = tuple(c for c in every if c not in TASK_FREE_CONDITIONS)
     keeper = task_free_row(parsed.regions) if parsed.regions else None
@@ -199,20 +226,23 @@ def bulk_records(parsed: ParsedFrame, splits: ToolSplits) -> list[dict[str, obje
         _record(
             parsed,
             splits,
-            f"umd/bulk/{frame.tool}/{frame.index:08d}/{region.action}",
+            f"{prefix}/{region.action}",
             "bulk",
             region,
+            min_region_pixels,
             every if region is keeper else targeted,
         )
         for region in parsed.regions
     ]
 
 
-def curated_record(parsed: ParsedFrame, splits: ToolSplits) -> dict[str, object]:
+def curated_record(
+    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int = MIN_REGION_PIXELS
+) -> dict[str, object]:
     """The tool's representative frame; target = the grasp region, its point verified in the mask."""
     grasp = next((r for r in parsed.regions if r.action == "grasp"), None)
     if grasp is None:
         raise GroundBenchError(parsed.source_paths[-1], "gt_label", f"{parsed.frame.stem} has no grasp region")
     if not grasp.point_in_mask:
         raise GroundBenchError(parsed.source_paths[-1], "gt_label", f"grasp point {grasp.point_xy} outside the mask")
-    return _record(parsed, splits, f"umd/curated/{parsed.frame.tool}", "curated", grasp)
+    return _record(parsed, splits, f"umd/curated/{parsed.frame.tool}", "curated", grasp, min_region_pixels)

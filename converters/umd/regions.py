@@ -20,6 +20,7 @@ class Region:
     point_xy: tuple[float, float]  # a pixel centre guaranteed inside the region
     axis_xy: tuple[float, ...]  # unit principal direction, () when isotropic
     point_in_mask: bool  # checked against the label map itself, not assumed
+    pieces: int = 1  # connected pieces (8-connectivity); 2 or more: the box spans a gap (e.g. occlusion)
 
 
 def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
@@ -88,6 +89,7 @@ def region_of(mask: np.ndarray, label_id: int, area: int, offset: tuple[int, int
     x, y = x + offset[0], y + offset[1]
     point = (px + x, py + y)
     axis = _axis_from_moments(moments["mu20"], moments["mu02"], moments["mu11"]) if area >= 2 else ()
+    pieces = cv2.connectedComponents(np.ascontiguousarray(crop), connectivity=8)[0] - 1
     return Region(
         label_id=label_id,
         action=UMD_LABELS[label_id],
@@ -96,6 +98,7 @@ def region_of(mask: np.ndarray, label_id: int, area: int, offset: tuple[int, int
         point_xy=point,
         axis_xy=axis,
         point_in_mask=inside,
+        pieces=int(pieces),
     )
 
 
@@ -138,15 +141,21 @@ def regions_of(labels: np.ndarray, rect: tuple[int, int, int, int] | None = None
 
 
 def secondary_actions(labels: np.ndarray, ranks: np.ndarray, label_id: int) -> tuple[str, ...]:
-    """Affordances ranked 2 or 3 on at least half of the region's pixels, best rank first."""
+    """Affordances ranked 2 or 3 on at least half of the region's pixels, best rank first.
+
+    ``labels`` and ``ranks`` may be crops of the frame (the object's box): only the region's pixels count.
+    """
     mask = labels == label_id
     total = int(mask.sum())
+    if total == 0:
+        return ()
+    region = ranks[mask]  # (pixels, 7): one gather, then a column per affordance
     found: list[tuple[float, int]] = []
-    for other, _name in UMD_LABELS.items():
-        if other == label_id or total == 0:
+    for other in UMD_LABELS:
+        if other == label_id:
             continue
-        values = ranks[..., other - 1][mask]
-        secondary = (values == 2) | (values == 3)
-        if int(secondary.sum()) * 2 >= total:
-            found.append((float(np.median(values[secondary])), other))
+        values = region[:, other - 1]
+        secondary = values[(values == 2) | (values == 3)]
+        if secondary.size * 2 >= total:
+            found.append((float(np.median(secondary)), other))
     return tuple(UMD_LABELS[i] for _, i in sorted(found))

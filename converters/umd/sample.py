@@ -52,18 +52,18 @@ class SampleTool:
     with_gt_type: bool
     category_split: int
     novel_split: int
-    folds: tuple[int, ...]
+    folds: tuple[int, ...]  # folds (1..10) that hold the tool out, as category_10_fold.txt's columns count
 
 
 SAMPLE_TOOLS: tuple[SampleTool, ...] = (
-    SampleTool("bowl_01", (Shape(CONTAIN, "ellipse", (0, 0), (110, 70)),), False, 1, 1, (2,)),
+    SampleTool("bowl_01", (Shape(CONTAIN, "ellipse", (0, 0), (110, 70)),), False, 1, 1, (3,)),
     SampleTool(
         "hammer_01",
         (Shape(GRASP, "rect", (-60, 0), (170, 26)), Shape(POUND, "rect", (45, 0), (40, 95))),
         True,
         1,
         1,
-        (0,),
+        (1,),
     ),
     SampleTool(
         "knife_01",
@@ -71,7 +71,7 @@ SAMPLE_TOOLS: tuple[SampleTool, ...] = (
         True,
         2,
         1,
-        (1, 4),
+        (2, 5),
     ),
     SampleTool(
         "mug_01",
@@ -83,7 +83,7 @@ SAMPLE_TOOLS: tuple[SampleTool, ...] = (
         True,
         2,
         1,
-        (3,),
+        (4,),
     ),
     SampleTool(
         "spoon_01",
@@ -99,7 +99,7 @@ SAMPLE_TOOLS: tuple[SampleTool, ...] = (
         False,
         2,
         2,
-        (5,),
+        (6,),
     ),
 )
 
@@ -189,7 +189,7 @@ def mat_bytes(variables: dict[str, object]) -> bytes:
 
 def _split_files(tools: tuple[SampleTool, ...]) -> dict[str, str]:
     def fold_bits(tool: SampleTool) -> str:
-        return " ".join("1" if i in tool.folds else "0" for i in range(10))
+        return " ".join("1" if i in tool.folds else "0" for i in range(1, 11))
 
     return {
         "category_split.txt": "".join(f"{t.category_split} {t.name}\n" for t in tools),

@@ -66,7 +66,12 @@ def parse_split_file(
 
 
 def parse_fold_file(path: Path, where: str | None = None) -> dict[str, tuple[int, ...]]:
-    """``folds: b0 .. b9    object: <tool>``; returns the folds (0-based) the tool is held out in."""
+    """``folds: b1 .. b10    object: <tool>``; returns the folds the tool is held out in, numbered 1..10.
+
+    The README: "each column corresponds to a fold, and 1 indicates if the tool is left out for
+    testing". Folds are numbered as the file's columns are counted, first column = fold 1, so a
+    tool's numbers match what a reader of the file sees (0-based indices were an off-by-one trap).
+    """
     where = where or str(path)
     result: dict[str, tuple[int, ...]] = {}
     for number, line in _lines(path, where):
@@ -76,7 +81,7 @@ def parse_fold_file(path: Path, where: str | None = None) -> dict[str, tuple[int
                 where, f"line {number}", f"expected 'folds: <10 bits>    object: <tool>', got {line!r}"
             )
         bits = match["bits"].split()
-        result[match["tool"]] = tuple(i for i, bit in enumerate(bits) if bit == "1")
+        result[match["tool"]] = tuple(i for i, bit in enumerate(bits, start=1) if bit == "1")
     return result
 
 
