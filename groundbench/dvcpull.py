@@ -12,12 +12,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from groundbench.errors import GroundBenchError
 from groundbench.manifests import read_manifest
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 
 def pull_config(root: Path, config: str, remote: str | None = None) -> tuple[int, int]:
-    """Returns (files pulled in the first step, images pulled)."""
+    """Returns (files pulled in the first step, images pulled); one clear error when no remote is set."""
+    from dvc.config import NoRemoteError
+    from dvc.repo import Repo
+
+    no_remote = GroundBenchError(
+        root / ".dvc" / "config",
+        "remote",
+        "no DVC remote is configured: add one (`dvc remote add -d NAME URL`, see the README) or pass --remote",
+    )
+    with Repo(str(root)) as repo:
+        if remote is None and not repo.config["core"].get("remote"):
+            raise no_remote
+    try:
+        return _pull(root, config, remote)
+    except NoRemoteError as exc:
+        raise no_remote from exc
+
+
+def _pull(root: Path, config: str, remote: str | None) -> tuple[int, int]:
     from dvc.repo import Repo
 
     published = [f"data/groundbench/data/{config}", "data/groundbench/README.md", "data/groundbench/croissant.json"]

@@ -14,27 +14,24 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.errors import GroundBenchError
+from groundbench.published import published_configs, read_config, row_columns
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.conditions import FREE_FORM, base_condition, is_known, row_allows
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import FIELDS, FREE_TEXT, Answer, answer_from_fields, parse_response
-from groundbench.shards import read_table
 
 ANSWER_FIELDS = ("part", "action", "point", "box", "bbox", "text")
 Rows = dict[str, tuple[str, dict[str, Any]]]
 
 
 def read_rows(folder: Path, configs: list[str] | None = None) -> Rows:
-    """example_id -> (config, row without image bytes), from a GroundBench folder's ``data/<config>/``."""
-    data = folder / "data"
-    if not data.is_dir():
-        raise GroundBenchError(folder, "data", "expected a built GroundBench folder with data/<config>/ shards")
-    names = configs or sorted(p.name for p in data.iterdir() if p.is_dir() and p.name != BASELINES_CONFIG)
+    """example_id -> (config, row without image bytes), from a published folder's ``data/<config>/``."""
+    if not (folder / "data").is_dir():
+        raise GroundBenchError(folder, "data", "expected a published GroundBench folder with data/<config>/ files")
+    names = configs or [name for name in published_configs(folder) if name != BASELINES_CONFIG]
     rows: Rows = {}
     for name in names:
-        if not (data / name).is_dir():
-            raise GroundBenchError(data, name, f"config {name!r} is not in this folder")
-        for row in read_table(data / name).drop_columns(["image"]).to_pylist():
+        for row in read_config(folder, name, row_columns(folder, name)).to_pylist():
             rows[row["example_id"]] = (name, row)
     return rows
 

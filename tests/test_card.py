@@ -18,13 +18,14 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
-from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.croissant import validate_croissant
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.shards import ShardWriter
@@ -62,8 +63,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
 
 
 def _table(config: str, root: Path) -> pa.Table:
-    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
-    return pa.concat_tables([ipc.open_file(str(f)).read_all() for f in files])
+    files = sorted((root / "data/groundbench/data" / config).glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files])
 
 
 def _section(text: str, heading: str) -> str:
@@ -110,7 +111,7 @@ def _expected(root: Path, config: str) -> dict:
         "render": Counter((r["render"] or {}).get("kind") or "(none)" for r in rows),
     }
     manifest = [json.loads(line) for line in (root / f"data/manifests/{config}.jsonl").read_text().splitlines()]
-    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    files = sorted((root / "data/groundbench/data" / config).glob("*.parquet"))
     digests = sorted({d for r in rows for d in r["provenance"]["source_sha256"]})
     return {
         "rows": rows,
@@ -157,7 +158,7 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
     configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
     assert set(configs) == {*names, BASELINES}
     derived = _table(BASELINES, built)
-    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
+    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.parquet"))
     assert configs[BASELINES][1] == "all"
     assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
 
@@ -368,7 +369,7 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     document = json.loads((folder / "croissant.json").read_text())
     assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
-    derived_files = sorted((folder / "data" / BASELINES).glob("*.arrow"))
+    derived_files = sorted((folder / "data" / BASELINES).glob("*.parquet"))
     assert objects == {
         **{k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()},
         **{f"data/{BASELINES}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in derived_files},
@@ -378,7 +379,7 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     assert [f["name"] for f in derived_set["field"]] == list(BASELINE_FEATURES)
     assert derived_set["key"] == {"@id": f"{BASELINES}/baseline_id"}
 
-    dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
+    dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))  # straight from the published Parquet files
     for config in CONFIGS:
         records = list(dataset.records(config))
         table = _table(config, built)
@@ -489,8 +490,10 @@ def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: P
     card = DatasetCard.load(root / "data/groundbench/README.md")
     assert card.data.to_dict()["version"] == "0.2.1"
     assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
-    for shard in (root / "data/groundbench/data").rglob("*.arrow"):
-        assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
+    files = list((root / "data/groundbench/data").rglob("*"))
+    assert files and all(f.suffix == ".parquet" for f in files if f.is_file())  # only Parquet data files
+    for shard in (root / "data/groundbench/data").rglob("*.parquet"):
+        assert dataset_version_of(pq.read_schema(shard)) == "0.2.1"
 
 
 GAPARTNET_CONFIGS = ("bulk_gapartnet", "contrast_gapartnet", "counterfactual_gapartnet", "curated_gapartnet")
