@@ -27,7 +27,8 @@ from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_ba
 from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
 
-PUBLISHED = ("README.md", "croissant.json", "data/**")
+PUBLISHED = ("README.md", "croissant.json", "data/**", "assets/**", "audits/**")
+REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ def git_commit(root: Path) -> str:
 
 
 def published_files(folder: Path) -> list[tuple[str, int]]:
-    files = [folder / "README.md", folder / "croissant.json", *sorted((folder / "data").rglob("*"))]
+    files = [folder / "README.md", folder / "croissant.json"]
+    for sub in ("data", "assets", "audits"):
+        files += sorted((folder / sub).rglob("*"))
     return [(str(p.relative_to(folder)), p.stat().st_size) for p in files if p.is_file()]
 
 
@@ -131,7 +134,7 @@ def upload(folder: Path, publish_plan: Plan, version: str) -> str:
                 repo_type="dataset",
                 folder_path=staging,
                 allow_patterns=list(PUBLISHED),
-                delete_patterns=["data/**"],  # shards of the previous version must not linger
+                delete_patterns=REPLACED,
                 commit_message=f"GroundBench {version}",
                 commit_description=f"Built from git commit {publish_plan.commit}.",
             )

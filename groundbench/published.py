@@ -103,8 +103,12 @@ def row_columns(folder: Path, config: str) -> list[str]:
 
 def iter_rows(folder: Path, config: str) -> Iterator[dict[str, Any]]:
     """Every row of a published config as a dict with its image, one at a time (a screenshot batch is never
-    turned into Python bytes at once)."""
-    for batch in iter_batches(config_dir(folder, config)):
+    turned into Python bytes at once). An unpublished config is an error here, not an empty iterator."""
+    return _rows_of(config_dir(folder, config))
+
+
+def _rows_of(path: Path) -> Iterator[dict[str, Any]]:
+    for batch in iter_batches(path):
         for index in range(batch.num_rows):
             yield batch.slice(index, 1).to_pylist()[0]
 
@@ -207,14 +211,14 @@ def resolve_folder(spec: str | Path | None, root: Path | None = None) -> Path:
     if spec is None:
         spec = default_folder(root)
     path = Path(spec)
-    if not path.is_absolute() and root is not None and (root / path).is_dir():
-        path = root / path
+    if not path.is_absolute() and root is not None:
+        path = root / path  # relative to the project root given on the command line, as every --root path
     if path.is_dir():
         return path
     text = str(spec)
     if REPO_ID.match(text) and not path.exists():
-        return _download(text)
-    raise GroundBenchError(text, "folder", "expected a published GroundBench folder (a path) or a Hub repo id ORG/NAME")
+        return _download(text, path)
+    raise GroundBenchError(path, "folder", "expected a published GroundBench folder (a path) or a Hub repo id ORG/NAME")
 
 
 def default_folder(root: Path | None = None) -> Path:
@@ -230,14 +234,19 @@ def default_folder(root: Path | None = None) -> Path:
     )
 
 
-def _download(repo_id: str) -> Path:
+def _download(repo_id: str, local: Path) -> Path:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
 
     try:
         return Path(snapshot_download(repo_id, repo_type="dataset", allow_patterns=[CARD, "croissant.json", "data/**"]))
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as exc:
-        raise GroundBenchError(repo_id, "repo_id", f"could not download the dataset from the Hub ({exc})") from exc
+        raise GroundBenchError(
+            repo_id,
+            "folder",
+            f"no published folder at {local} (build it: `groundbench assemble`), and no such dataset on the Hub "
+            f"({type(exc).__name__})",
+        ) from exc
 
 
 def card_metadata(folder: Path) -> dict[str, Any]:

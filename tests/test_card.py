@@ -348,13 +348,17 @@ def test_licences_and_citations_cover_every_source(built: Path) -> None:
     for config in CONFIGS:
         for source in {r["source"] for r in _expected(built, config)["rows"]}:
             assert source_key(source) is not None
-    for source in (*GUI_SOURCES, "groundbench_gui"):
+    for source in GUI_SOURCES:
         info = SOURCES[source]
         assert info.licence and info.citations and all(key in entries for key in info.citations)
+    assert SOURCES["groundbench_gui"].citations == ()  # generated suites: nothing third-party to cite
     citation = _section(text, "## Citation")
     assert "@misc{groundbench," in citation and "@inproceedings{myers2015affordance," in citation
+    dataset = yaml.safe_load((built / "params.yaml").read_text())["dataset"]
+    year, version = str(dataset["date_published"])[:4], dataset["version"]
+    assert f"year         = {{{year}}}" in citation and f"version      = {{{version}}}" in citation
     for key in ("sacco2026pointerbench", "cheng2024seeclick", "wu2025osatlas", "li2025screenspotpro"):
-        assert key in citation  # every GUI source of a built config is cited
+        assert key not in citation  # the GUI configs come from the generated sample: no GUI source was read
     assert "geng2023gapartnet" not in citation  # only sources that contributed rows are cited
     licences = {row[0]: row for row in _rows(_section(text, "## Licences"))}
     generated = licences[SOURCES["groundbench_gui"].title]
@@ -592,3 +596,72 @@ def test_reask_numbers_in_the_card_equal_the_shards_and_the_summaries(built_gapa
     single = sorted(r["object_id"] for r in curated if len(r["parts"]) == 1)
     assert single == ["900004", "900005"]
     assert f"with a single candidate part yield no re-ask: {', '.join(single)}" in text
+
+
+def test_croissant_yields_every_record_set_of_the_gapartnet_build(built_gapartnet: Path) -> None:
+    """The nested `extras` struct (a list of structs inside a struct) and the prompts load through mlcroissant."""
+    import mlcroissant as mlc
+
+    folder = built_gapartnet / "data/groundbench"
+    assert validate_croissant(folder / "croissant.json") == []
+    dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
+    for config in (*GAPARTNET_CONFIGS, BASELINES):
+        records = list(dataset.records(config))
+        table = _table(config, built_gapartnet)
+        assert len(records) == table.num_rows > 0
+        if config == BASELINES:
+            assert [r[f"{config}/baseline_id"].decode() for r in records] == table.column("baseline_id").to_pylist()
+            continue
+        for record, row in zip(records, table.drop_columns(["image"]).to_pylist(), strict=True):
+            assert record[f"{config}/example_id"].decode() == row["example_id"]
+            parts = record[f"{config}/extras/gapartnet/parts"]
+            key = f"{config}/extras/gapartnet/parts/part_id"
+            assert [p[key].decode() for p in parts] == [p["part_id"] for p in row["extras"]["gapartnet"]["parts"]]
+            gapartnet = record[f"{config}/extras/gapartnet"]
+            assert gapartnet[f"{config}/extras/gapartnet/view_id"].decode() == row["extras"]["gapartnet"]["view_id"]
+            texts = [p[f"{config}/prompts/text"].decode() for p in record[f"{config}/prompts"]]
+            assert texts == [p["text"] for p in row["prompts"]]
+            if row["extras"]["reask"] is not None:
+                reask = record[f"{config}/extras/reask"]
+                assert reask[f"{config}/extras/reask/pair_id"].decode() == row["extras"]["reask"]["pair_id"]
+            assert record[f"{config}/image"].size == (row["width"], row["height"])
+
+
+def test_field_descriptions_come_from_the_schema(built: Path) -> None:
+    from groundbench.schemas.baselines_features import BASELINE_DOC
+    from groundbench.schemas.features import PUBLISHED_FEATURES, description
+
+    document = json.loads((built / "data/groundbench/croissant.json").read_text())
+
+    def walk(fields: list[dict], config: str) -> list[str]:
+        paths = []
+        for field in fields:
+            path = field["@id"].removeprefix(f"{config}/").replace("/", ".")
+            expected = BASELINE_DOC.get(path) if config == BASELINES else description(path)
+            assert expected and field["description"] == expected, path
+            paths.append(path)
+            paths += walk(field.get("subField", []), config)
+        return paths
+
+    for record_set in document["recordSet"]:
+        walk(record_set["field"], record_set["name"])
+    assert document["datePublished"] and document["url"].startswith("https://")
+    assert document["license"] and any(key.startswith("rai:") for key in document)
+    # the card's Data Fields table lists exactly the published fields, with the same descriptions
+    text = (built / "data/groundbench/README.md").read_text()
+    table = {row[0]: row for row in _rows(_section(text, "## Data Fields"))}
+    expected: list[str] = []
+
+    def dotted(prefix: str, feature: object) -> None:
+        from datasets import List
+
+        for name, sub in feature.items():  # type: ignore[attr-defined]
+            path = f"{prefix}.{name}" if prefix else name
+            expected.append(path)
+            inner = sub.feature if isinstance(sub, List) else sub
+            if isinstance(inner, dict):
+                dotted(path, inner)
+
+    dotted("", PUBLISHED_FEATURES)
+    assert list(table) == expected
+    assert all(table[path][2] == description(path).replace("|", "/") for path in expected)
