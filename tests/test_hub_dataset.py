@@ -342,3 +342,52 @@ def test_pull_without_a_remote_says_so_in_one_line(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]  # one line, no traceback
     assert "no DVC remote is configured" in result.stderr
+
+
+def test_requests_and_score_take_a_hub_repo_id(built_umd: Path, tmp_path: Path) -> None:
+    """Published to the loopback Hub, then read back by repo id from a directory with nothing else in it."""
+    import os
+
+    from tests.hubstub import HubStub
+    from tests.test_publish import _publish
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
+    with HubStub(max_requests=400) as hub:
+        published = _publish(built_umd, hub.endpoint, tmp_path / "home", "--repo-id", "org/gb", "--allow-synthetic")
+        assert published.returncode == 0, published.stderr
+        env.update(
+            HF_ENDPOINT=hub.endpoint,
+            HF_HUB_OFFLINE="0",
+            HF_HUB_DISABLE_XET="1",
+            HF_HUB_DISABLE_TELEMETRY="1",
+            HF_HOME=str(tmp_path / "reader"),
+            NO_PROXY="127.0.0.1",
+        )
+        command = [sys.executable, "-m", "groundbench.cli", "--root", str(empty)]
+        out = tmp_path / "req.jsonl"
+        result = subprocess.run(
+            [*command, "requests", "curated_umd", "--condition", "object_named", "--data", "org/gb", "--out", str(out)],
+            cwd=empty,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, result.stderr
+        sanity = subprocess.run(
+            [*command, "score", "--sanity", "curated_umd", "--data", "org/gb"],
+            cwd=empty,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert sanity.returncode == 0, sanity.stderr + sanity.stdout
+    rows = read_config(built_umd / FOLDER, "curated_umd", ["example_id", "prompts"]).to_pylist()
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["example_id"] for line in lines] == [r["example_id"] for r in rows]
+    for line, row in zip(lines, rows, strict=True):
+        assert line["prompt"] == next(p["text"] for p in row["prompts"] if p["condition"] == "object_named")
+    assert list(empty.iterdir()) == []  # nothing was built or written beside the command
