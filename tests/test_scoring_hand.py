@@ -39,13 +39,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from groundbench.published import write_config
 from groundbench.schemas.conditions import ALL_CONDITIONS
 from groundbench.schemas.features import arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
 from groundbench.scoring.metrics import box_iou, box_rule, cluster_bootstrap, free_form_actions, selected_parts
 from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, parse_response
 from groundbench.scoring.sanity import sanity
-from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
 
 
@@ -333,9 +333,9 @@ def _write_folder(root: Path) -> Path:
         ("gui_a", GUI_A),
         ("gui_b", GUI_B),
     ):
-        with ShardWriter(folder / "data" / name, 1 << 30, 64) as writer:
-            for batch in baked(sorted(records, key=lambda r: r["example_id"])).to_batches():
-                writer.add_batch(batch)
+        # a published folder: Parquet data files (their schema metadata carries the format version)
+        rows = baked(sorted(records, key=lambda r: r["example_id"]))
+        write_config(folder / "data" / name, rows.to_batches(), arrow_schema(), 64)
     return folder
 
 
