@@ -391,3 +391,26 @@ def test_requests_and_score_take_a_hub_repo_id(built_umd: Path, tmp_path: Path) 
     for line, row in zip(lines, rows, strict=True):
         assert line["prompt"] == next(p["text"] for p in row["prompts"] if p["condition"] == "object_named")
     assert list(empty.iterdir()) == []  # nothing was built or written beside the command
+
+
+def test_data_files_are_cut_by_size_in_order_and_byte_identical(built_umd: Path, tmp_path: Path) -> None:
+    from groundbench.published import write_config
+
+    source = data_files(built_umd / FOLDER / "data/bulk_umd")[0]
+    table = pq.read_table(source)
+    schema = pq.read_schema(source)
+    limit = table.nbytes // 3
+    for name in ("a", "b"):
+        write_config(tmp_path / name / "data/bulk_umd", table.to_batches(max_chunksize=7), schema, 10, limit)
+    files = data_files(tmp_path / "a/data/bulk_umd")
+    total = len(files)
+    assert total >= 3 and [f.name for f in files] == [f"test-{i:05d}-of-{total:05d}.parquet" for i in range(total)]
+    assert all(pq.ParquetFile(f).metadata.row_group(0).num_rows == 10 for f in files)
+    assert pa.concat_tables([pq.read_table(f) for f in files]).equals(table)
+    assert [f.read_bytes() for f in files] == [f.read_bytes() for f in data_files(tmp_path / "b/data/bulk_umd")]
+    folder = tmp_path / "folder"  # the published folder with this config's files cut small
+    shutil.copytree(built_umd / FOLDER, folder)
+    shutil.rmtree(folder / "data/bulk_umd")
+    shutil.copytree(tmp_path / "a/data/bulk_umd", folder / "data/bulk_umd")
+    loaded = load_dataset(str(folder), "bulk_umd", split="test", cache_dir=str(tmp_path / "cache"))
+    assert loaded["example_id"] == table.column("example_id").to_pylist()
