@@ -16,7 +16,7 @@ from huggingface_hub import DatasetCard
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.croissant import CROISSANT_FILE, croissant_text, validate_croissant
 from groundbench.facts import BaselinesCard, FactsMeta, dataset_facts
-from groundbench.hffolder import card_text
+from groundbench.hffolder import TEASER, card_text, teaser_png
 from groundbench.published import data_files, open_data_file, read_config, row_columns
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.features import dataset_version_of
@@ -81,6 +81,9 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
                 problems.append(f"{shard}: schema metadata dataset_version: expected {meta.version}, found {found}")
     if facts.baselines is not None:
         problems.extend(baselines_problems(folder, facts.baselines, configs))
+    teaser = teaser_png(folder, configs)
+    if teaser is not None and (not (folder / TEASER).is_file() or (folder / TEASER).read_bytes() != teaser):
+        problems.append(f"{folder / TEASER}: missing or differs from the contact sheet regenerated from the data")
     croissant = folder / CROISSANT_FILE
     if not croissant.is_file():
         problems.append(f"{croissant}: missing (run `groundbench assemble`)")

@@ -668,3 +668,15 @@ def test_field_descriptions_come_from_the_schema(built: Path) -> None:
     dotted("", PUBLISHED_FEATURES)
     assert list(table) == expected
     assert all(table[path][2] == description(path).replace("|", "/") for path in expected)
+
+
+def test_check_card_catches_a_changed_teaser(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    teaser = built / "data/groundbench/assets/teaser.png"
+    original = teaser.read_bytes()
+    assert original.startswith(b"\x89PNG") and "(assets/teaser.png)" in (teaser.parents[1] / "README.md").read_text()
+    try:
+        teaser.write_bytes(original + b"x")
+        assert run_cli(built, "check-card") == 1
+        assert "teaser.png: missing or differs" in capsys.readouterr().out
+    finally:
+        teaser.write_bytes(original)
