@@ -161,7 +161,10 @@ def imbalance_lines(facts: DatasetFacts) -> list[str]:
         parts = []
         if c.gui is None:
             action, count = next(iter(c.by_action.items()))
-            parts.append(f"target action `{action}` in {_share(count, c.rows)}, {len(c.by_action)} actions in all")
+            actions = len(c.by_action)
+            parts.append(
+                f"target action `{action}` in {_share(count, c.rows)}, {actions} action{'s' * (actions != 1)} in all"
+            )
             category, count = next(iter(c.by_object_category.items()))
             parts.append(f"object category `{category}` in {_share(count, c.rows)}")
         else:
