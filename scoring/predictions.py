@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.errors import GroundBenchError
-from groundbench.published import published_configs, read_config, row_columns
-from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.conditions import FREE_FORM, base_condition, is_known, row_allows
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import FIELDS, FREE_TEXT, Answer, answer_from_fields, parse_response
+from groundbench.scoring.published import config_names, read_config
 
 ANSWER_FIELDS = ("part", "action", "point", "box", "bbox", "text")
 Rows = dict[str, tuple[str, dict[str, Any]]]
@@ -26,12 +25,9 @@ Rows = dict[str, tuple[str, dict[str, Any]]]
 
 def read_rows(folder: Path, configs: list[str] | None = None) -> Rows:
     """example_id -> (config, row without image bytes), from a published folder's ``data/<config>/``."""
-    if not (folder / "data").is_dir():
-        raise GroundBenchError(folder, "data", "expected a published GroundBench folder with data/<config>/ files")
-    names = configs or [name for name in published_configs(folder) if name != BASELINES_CONFIG]
     rows: Rows = {}
-    for name in names:
-        for row in read_config(folder, name, row_columns(folder, name)).to_pylist():
+    for name in configs or config_names(folder):
+        for row in read_config(folder, name):
             rows[row["example_id"]] = (name, row)
     return rows
 

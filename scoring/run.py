@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.table import Table
 
 from groundbench.errors import GroundBenchError
-from groundbench.published import data_files, read_config
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.metrics import keyword_table, score
 from groundbench.scoring.predictions import read_predictions, read_rows
+from groundbench.scoring.published import read_config
 from groundbench.scoring.report import terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
 
@@ -45,8 +45,7 @@ def run_score(
 
 
 def baseline_rows(folder: Path) -> list[dict]:
-    published = data_files(folder / "data" / BASELINES_CONFIG)
-    return read_config(folder, BASELINES_CONFIG).to_pylist() if published else []
+    return read_config(folder, BASELINES_CONFIG, required=False)
 
 
 def run_sanity(folder: Path, config: str, out: Console, err: Console) -> int:
