@@ -54,6 +54,12 @@ PART_DOC = {
     "motion_axis_2d": "Unit motion direction in the image (x right, y down); empty when unknown.",
     "mask_area": "Pixels of the part's mask; null when no mask exists.",
     "secondary_actions": "Lower-ranked affordances of the region, when the source ranks them.",
+    # Fields the converter-fidelity work adds (described here so both land together):
+    "visible_bbox_xyxy": "Tight box of the part's own mask in this image (never covers hidden portions); null "
+    "without a mask.",
+    "projected_bbox_xyxy": "The part's posed 3-D box projected and clipped to the image (amodal: covers hidden "
+    "portions); null without a 3-D box.",
+    "mask_pieces": "Connected pieces of the part's mask (8-connectivity); 2 or more = split, e.g. by occlusion.",
 }
 
 CAMERA = {
@@ -96,6 +102,7 @@ UMD_EXTRAS_DOC = {
     "novel_split": "The release's novel-instance split of the tool.",
     "heldout_folds": "Cross-validation folds holding the tool out.",
     "has_label_rank": "The frame has a label_rank.mat (ranked affordances).",
+    "skipped_files": "Operating-system clutter skipped in the tool's folder (Thumbs.db, .DS_Store, ...).",
 }
 
 # GUI sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro, our generated suites): the source's
@@ -206,6 +213,9 @@ GAPARTNET_PART_DOC = {
     "box_iou": "IoU of the projected box with the mask's tight box.",
     "mask_coverage": "Share of the mask's pixels inside the projected box.",
     "projection_mismatch": "The projected box misses the part's own mask.",
+    "instance_assignment": "How the instance id was tied to the link: bbox_pickle or mask_overlap.",
+    "instance_overlap": "mask_overlap only: the mask's overlap with the link's projected box.",
+    "instance_ambiguous": "mask_overlap only: another assignment fits almost as well (not trusted).",
 }
 
 GAPARTNET_EXTRAS = {
@@ -240,6 +250,7 @@ GAPARTNET_EXTRAS_DOC = {
     "audit_note": "The audit file's note on the object.",
     "actions_version": "Version of the part-class to action table.",
     "parts": "Every candidate part's GAPartNet facts, aligned with parts by part_id.",
+    "left_out": "The object's annotated GAParts without a row, and why.",
 }
 
 # A re-ask (counterfactual_gapartnet, contrast_gapartnet): the same object asked about another part.
@@ -343,6 +354,7 @@ FEATURES_DOC: dict[str, str] = {
     "success_rule.precision_min": "Least share of the answer box that must lie on the target.",
     "exclusion_tags": "Why the row failed a check; such rows stay, documented, with excluded = true.",
     "excluded": "The row is not scored (see exclusion_tags).",
+    "flags": "Informational flags about the row's target (not exclusions).",
     "baselines": "Distances of the target point to the image centre and to the object box centre, divided by the "
     "image diagonal.",
     "baselines.image_center_distance": "Target point to image centre, divided by the image diagonal.",
@@ -366,6 +378,11 @@ NESTED_DOCS: dict[str, dict[str, str]] = {
     "extras.gapartnet": GAPARTNET_EXTRAS_DOC,
     "extras.gapartnet.parts": GAPARTNET_PART_DOC,
     "extras.reask": REASK_EXTRAS_DOC,
+}
+NESTED_DOCS["extras.gapartnet.left_out"] = {
+    "part_id": "The left-out part's URDF link.",
+    "reason": "never_visible (no view has a mask for it) or below_floor (its largest mask is too small).",
+    "max_mask_area": "Its largest mask over the object's views (0 when never visible).",
 }
 
 # Columns the published folder (data/groundbench/, Parquet) adds to every record at assembly: the
