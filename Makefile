@@ -1,5 +1,6 @@
 # Two commands: `make build` (fresh machine -> .venv -> the whole pipeline on the embedded sample)
 # and `make test`. Everything runs offline once the lock file's packages are installed.
+SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,10 +17,12 @@ FETCH ?= umd pointerbench screenspot screenspot_v2 screenspot_pro
 
 .PHONY: build test env lint lock clean reliability fetch
 
-$(STAMP): requirements.lock pyproject.toml
+# requirements.lock: what running GroundBench needs (load, request, score, build); requirements-dev.lock:
+# what developing it adds (tests, lint). `make env` installs both; a user installs only the first.
+$(STAMP): requirements.lock requirements-dev.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
@@ -46,13 +49,22 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy groundbench converters schemas scoring cards loaders
 
+# Two fresh venvs: everything (runtime + the dev extra, which includes the eval extra) first, then the runtime
+# dependencies alone, constrained to the first venv's versions so the two files never disagree (inspect-ai
+# caps fsspec, which datasets and dvc share). The dev lock holds what the first venv adds. Pins resolve for
+# Python 3.11 (the oldest supported) and must also install on 3.12 and 3.13.
 lock:
-	rm -rf .lockenv && $(PYTHON) -m venv .lockenv
-	.lockenv/bin/pip install --quiet --upgrade pip setuptools && .lockenv/bin/pip install --quiet ".[dev]"
-	{ echo "# Exact versions of every dependency (direct and transitive), for Python 3.11 on Linux."; \
-	  echo "# Regenerate: make lock (installs pyproject's dependencies into a fresh venv and freezes it)."; \
+	rm -rf .lockenv .lockenv-dev && $(PYTHON) -m venv .lockenv && $(PYTHON) -m venv .lockenv-dev
+	.lockenv-dev/bin/pip install --quiet --upgrade pip setuptools && .lockenv-dev/bin/pip install --quiet ".[dev]"
+	.lockenv-dev/bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)==' > .lockenv-dev/all.txt
+	.lockenv/bin/pip install --quiet --upgrade pip setuptools && .lockenv/bin/pip install --quiet -c .lockenv-dev/all.txt .
+	{ echo "# Runtime dependencies (direct and transitive) at exact versions, for Python 3.11-3.13 on Linux."; \
+	  echo "# Regenerate: make lock (writes this file and requirements-dev.lock from fresh venvs)."; \
 	  .lockenv/bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)==' | sort -f; } > requirements.lock
-	rm -rf .lockenv
+	{ echo "# Development-only dependencies (tests, lint, the S3 and Hub stand-ins, the browser test, the eval extra's"; \
+	  echo "# inspect-ai and openai) at exact versions, on top of requirements.lock. Regenerate: make lock."; \
+	  sort -f .lockenv-dev/all.txt | grep -vxF -f <(grep -v '^#' requirements.lock); } > requirements-dev.lock
+	rm -rf .lockenv .lockenv-dev
 
 clean:
 	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench data/report

@@ -13,7 +13,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from groundbench.cards.sources import GROUNDBENCH_CITATION, source_info, source_key
+from groundbench.cards.sources import GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
 if TYPE_CHECKING:
@@ -154,7 +154,6 @@ def _tally(counts: dict[str, int]) -> str:
     return "; ".join(f"{_cell(key)}: {count}" for key, count in counts.items()) or "(none)"
 
 
-GENERATED_GUI_SOURCE = "groundbench_gui"  # rows of the embedded GUI sample (converters/gui/convert.py)
 GUI_DIMENSIONS = (("width", "target_width_pct"), ("height", "target_height_pct"))
 QUANTILES = ("min", "p25", "median", "p75", "max")
 
@@ -180,15 +179,130 @@ def gui_sections(facts: DatasetFacts) -> tuple[str, str]:
     return _rows(summary, 9), _rows(sizes, 8)
 
 
+def _share(count: int, total: int) -> str:
+    return f"{count} of {total} rows ({fmt_float(count / total)})"
+
+
+def imbalance_lines(facts: DatasetFacts) -> list[str]:
+    """Per config, the largest target-action and object-category (GUI: target-type) groups and their shares."""
+    lines = []
+    for c in facts.configs:
+        if not c.rows:
+            continue
+        parts = []
+        if c.gui is None:
+            action, count = next(iter(c.by_action.items()))
+            actions = len(c.by_action)
+            parts.append(
+                f"target action `{action}` in {_share(count, c.rows)}, {actions} action{'s' * (actions != 1)} in all"
+            )
+            category, count = next(iter(c.by_object_category.items()))
+            parts.append(f"object category `{category}` in {_share(count, c.rows)}")
+        else:
+            kinds = {k: g["rows"] for k, g in c.gui["by_target_type"].items()}
+            kind, count = max(kinds.items(), key=lambda item: (item[1], item[0])) if kinds else ("(none)", 0)
+            parts.append(f"target type `{_cell(kind)}` in {_share(count, c.rows)}")
+        lines.append(f"- `{c.name}`: " + "; ".join(parts) + ".")
+    return lines
+
+
+def limitation_lines(facts: DatasetFacts) -> list[str]:
+    """Limitations that follow from this build's own data."""
+    configs = facts.configs
+    lines = [
+        f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
+        "majority-action baseline is 1.00 there; it says nothing about action discrimination."
+        for c in configs
+        if len(c.by_action) == 1 and c.rows and c.gui is None  # GUI rows have no action to discriminate
+    ]
+    generated = sorted(c.name for c in configs if GENERATED_GUI_SOURCE in c.row_sources)
+    if generated:
+        lines.append(
+            "- " + ", ".join(f"`{n}`" for n in generated) + ": built from GroundBench's generated GUI suites "
+            "(synthetic screenshots in PointerBench / ScreenSpot file formats), not from the published "
+            "PointerBench or ScreenSpot data; scores on them are not comparable with published results."
+        )
+    projected = sorted(c.name for c in configs if c.source == "gapartnet" and c.rows)
+    if projected:
+        lines.append(
+            "- " + ", ".join(f"`{n}`" for n in projected) + ": a GAPartNet part's box is its posed 3-D box "
+            "projected into the image. `exact` means only that this projection agrees with the part's own "
+            "instance mask (IoU and coverage at or above the thresholds in params.yaml); it is still the "
+            "projection of a 3-D box, usually larger than the visible part. `from-mask` boxes are the mask's "
+            "tight box; `box_projection_mismatch` rows are excluded."
+        )
+    if facts.synthetic:
+        lines.append(
+            "- " + ", ".join(f"`{n}`" for n in facts.synthetic) + ": synthetic embedded samples, made by "
+            "GroundBench's code in the sources' file formats; they test the pipeline, not models."
+        )
+    return lines
+
+
+def sources_read(facts: DatasetFacts) -> dict[str, list[str]]:
+    """Catalogue key of every source a built config read -> those configs (a sample config: the sample)."""
+    used: dict[str, list[str]] = {}
+    for c in facts.configs:
+        synthetic = c.name in facts.synthetic
+        for source in c.row_sources or [c.source]:
+            key = catalogue_key(source, synthetic) or source
+            used.setdefault(key, []).append(c.name)
+    derived = facts.baselines
+    if derived is not None:
+        used.setdefault(catalogue_key(derived.source, False) or derived.source, []).append(derived.name)
+    return {key: sorted(set(names)) for key, names in sorted(used.items())}
+
+
+def licence_rows(facts: DatasetFacts) -> list[tuple[str, str, str]]:
+    """(source title, its configs, its licence or terms) for every source the build read."""
+    rows = []
+    for key, names in sources_read(facts).items():
+        info = SOURCES.get(key)
+        title = info.title if info else key
+        licence = info.licence if info else "NOT CATALOGUED: add this source to cards/sources.py"
+        rows.append((title, ", ".join(f"`{n}`" for n in names), licence))
+    return rows
+
+
 def citation_keys(facts: DatasetFacts) -> list[str]:
+    """GroundBench, then the entries of every source the build read (a synthetic sample cites nothing)."""
     keys = [GROUNDBENCH_CITATION]
-    for config in facts.configs:
-        for source in [config.source, *config.row_sources]:
-            info = source_info(source)
-            for key in info.citations if info else ():
-                if key not in keys:
-                    keys.append(key)
+    for key in sources_read(facts):
+        info = SOURCES.get(key)
+        for citation in info.citations if info else ():
+            if citation not in keys:
+                keys.append(citation)
     return keys
+
+
+def groundbench_citation(facts: DatasetFacts) -> str:
+    """GroundBench's own BibTeX entry with this version's year, version and URL."""
+    return Template(bibtex_entries()[GROUNDBENCH_CITATION]).substitute(
+        year=facts.date_published[:4], version=facts.version, url=facts.url
+    )
+
+
+def rai_facts(facts: DatasetFacts) -> dict[str, str]:
+    """Croissant Responsible-AI fields, each from what the build itself knows."""
+    limitations = [line.removeprefix("- ") for line in limitation_lines(facts)]
+    settings = "; ".join(f"{s}: {v}" for s, v in sorted(facts.source_settings.items()))
+    return {
+        "dataCollection": "Converted by deterministic converters from the sources listed under license, read in "
+        f"their released on-disk formats ({settings}).",
+        "dataCollectionType": "Secondary data (existing datasets converted)"
+        + ("; synthetic embedded samples generated by GroundBench's code" if facts.synthetic else ""),
+        "dataAnnotationProtocol": "Annotations are the sources' own; curated strata were audited by hand against "
+        "written rules (audits/*.yaml); bulk strata are converted automatically and unaudited; rows failing a "
+        "check are kept, tagged and excluded.",
+        "dataPreprocessingProtocol": "Boxes re-expressed as absolute [x0, y0, x1, y1] pixels on the pixel-edge "
+        "plane; GAPartNet 3-D boxes projected and checked against the part's own mask; per-row baselines computed.",
+        "dataUseCases": "Evaluating where vision-language models fail at grounding (object parts and actions, GUI "
+        "targets); not for training.",
+        "dataLimitations": " ".join(limitations) or "See the card's Limitations section.",
+        "dataBiases": " ".join(line.removeprefix("- ") for line in imbalance_lines(facts))
+        or "See the card's Limitations section.",
+        "personalSensitiveInformation": "None known: object photographs, renders of object models and screenshots.",
+    }
 
 
 def _number(value: object) -> str:
@@ -290,32 +404,7 @@ def render_body(facts: DatasetFacts) -> str:
     flag_rows = [f"| `{c.name}` | {f} | {n} |" for c in configs for f, n in c.by_flag.items()]
     clutter_rows = [f"| `{c.name}` | {c.skipped_files} |" for c in configs if c.source == "umd"]
     exclusion_rows = [f"| `{c.name}` | {t} | {n} |" for c in configs for t, n in c.by_exclusion_tag.items()]
-    limitation_rows = [
-        f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
-        "majority-action baseline is 1.00 there; it says nothing about action discrimination."
-        for c in configs
-        if len(c.by_action) == 1 and c.rows and c.gui is None  # GUI rows have no action to discriminate
-    ]
-    generated = sorted(c.name for c in configs if GENERATED_GUI_SOURCE in c.row_sources)
-    if generated:
-        limitation_rows.append(
-            "- " + ", ".join(f"`{n}`" for n in generated) + ": built from GroundBench's generated GUI suites "
-            "(the embedded sample, in PointerBench / ScreenSpot file formats), not from the published "
-            "PointerBench or ScreenSpot data; scores on them are not comparable with published results."
-        )
-    used: dict[str, list[str]] = {}
-    for c in configs:
-        for source in c.row_sources or [c.source]:
-            used.setdefault(source_key(source) or source, []).append(c.name)
-    if derived is not None:
-        used.setdefault(source_key(derived.source) or derived.source, []).append(derived.name)
-    licence_rows = []
-    for key in sorted(used):
-        info = source_info(key)
-        title = info.title if info else key
-        licence = info.licence if info else "NOT CATALOGUED: add this source to cards/sources.py"
-        names = ", ".join(f"`{n}`" for n in sorted(set(used[key])))
-        licence_rows.append(f"| {title} | {names} | {licence} |")
+    licences = [f"| {title} | {names} | {licence} |" for title, names, licence in licence_rows(facts)]
     absent_rows = [f"| `{name}` | {_cell(reason)} |" for name, reason in sorted(facts.absent.items())]
     gui_summary_rows, gui_size_rows = gui_sections(facts)
     provenance_rows = [
@@ -323,7 +412,9 @@ def render_body(facts: DatasetFacts) -> str:
         for c in configs
     ]
     entries = bibtex_entries()
-    citations = "\n\n".join(entries[key] for key in citation_keys(facts))
+    citations = "\n\n".join(
+        groundbench_citation(facts) if key == GROUNDBENCH_CITATION else entries[key] for key in citation_keys(facts)
+    )
     settings = "; ".join(f"{s}: {v}" for s, v in sorted(facts.source_settings.items())) or "(none)"
     return Template(_text("body.md")).substitute(
         version=facts.version,
@@ -346,8 +437,9 @@ def render_body(facts: DatasetFacts) -> str:
         exclusion_rows=_rows(exclusion_rows, 3),
         reask_section=reask_section(facts),
         default=facts.default,
-        limitation_rows="\n".join(limitation_rows),
-        licence_rows=_rows(licence_rows, 3),
+        limitation_rows="\n".join(limitation_lines(facts)),
+        imbalance_rows="\n".join(imbalance_lines(facts)) or "- (no record config built)",
+        licence_rows=_rows(licences, 3),
         provenance_rows=_rows(provenance_rows, 5),
         source_provenance=source_provenance_section(facts.source_provenance),
         source_settings=settings,
@@ -355,4 +447,111 @@ def render_body(facts: DatasetFacts) -> str:
         git_commit_line=GIT_COMMIT_PLACEHOLDER,
         gallery_line=GALLERY_LINE,
         citations=citations,
+        synthetic_notice=synthetic_notice(facts.synthetic, markdown=True),
+        repo_id=repo_id_of(facts.url),
+        field_rows="\n".join(field_rows()),
+        examples=examples_section(facts),
+        audit_links=", ".join(f"[audits/{file}](audits/{file}) (`{config}`)" for file, config in facts.audits)
+        or "(no curated config in this build)",
     )
+
+
+def _type_name(feature: Any) -> str:
+    from datasets import Image, List, Value
+
+    if isinstance(feature, Value):
+        return feature.dtype
+    if isinstance(feature, Image):
+        return "image"
+    if isinstance(feature, List):
+        inner = _type_name(feature.feature)
+        return f"list<{inner}>[{feature.length}]" if feature.length != -1 else f"list<{inner}>"
+    return "struct"
+
+
+def field_rows() -> list[str]:
+    """The Data Fields table: every field of a published record (dotted paths), its type and description."""
+    from datasets import List
+
+    from groundbench.schemas.features import PUBLISHED_FEATURES, description
+
+    lines: list[str] = []
+
+    def walk(prefix: str, feature: Any) -> None:
+        for name, sub in feature.items():
+            path = f"{prefix}.{name}" if prefix else name
+            lines.append(f"| `{path}` | {_type_name(sub)} | {_cell(description(path) or '')} |")
+            inner = sub.feature if isinstance(sub, List) else sub
+            if isinstance(inner, dict):
+                walk(path, inner)
+
+    walk("", PUBLISHED_FEATURES)
+    return lines
+
+
+EXAMPLE_LIST_ITEMS = 2  # list entries shown in an example instance (the rest are counted)
+EXAMPLE_TEXT_CHARS = 400  # longer text (a prompt) is cut here in an example
+
+
+def _compact(value: Any) -> Any:
+    """A row made readable: nulls dropped, floats to 4 decimals, lists of records cut to their first
+    entries plus a count, long text cut."""
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if v is not None and v != [] and v != {}}
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, str) and len(value) > EXAMPLE_TEXT_CHARS:
+        return value[:EXAMPLE_TEXT_CHARS] + f"... ({len(value)} characters)"
+    if isinstance(value, list):
+        if all(isinstance(v, (int, float, str)) for v in value):
+            return [_compact(v) for v in value]
+        shown = [_compact(v) for v in value[:EXAMPLE_LIST_ITEMS]]
+        more = len(value) - EXAMPLE_LIST_ITEMS
+        return [*shown, f"... {more} more"] if more > 0 else shown
+    return value
+
+
+def _example_json(value: Any) -> str:
+    """Indented JSON with every list of plain values on one line."""
+    import json
+
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    return re.sub(
+        r"\[\n\s*((?:(?:-?[\d.e+-]+|\"[^\"\n]*\"|true|false|null),\n\s*)*(?:-?[\d.e+-]+|\"[^\"\n]*\"|true|false|null))\n\s*\]",
+        lambda m: "[" + re.sub(r",\n\s*", ", ", m.group(1)) + "]",
+        text,
+    )
+
+
+def examples_section(facts: DatasetFacts) -> str:
+    """One example row per record type (object, GUI, re-ask), from the first included row of a config."""
+    blocks = []
+    for kind, row in facts.examples.items():
+        shown = dict(_compact({k: v for k, v in row.items() if k != "image"}))
+        shown = {"image": f"<{row['width']}x{row['height']} image, sha256 {row['image_sha256'][:12]}...>", **shown}
+        text = _example_json(shown)
+        blocks.append(f"### {kind}\n\n```json\n{text}\n```")
+    return "\n\n".join(blocks) or "(no record config built)"
+
+
+HUB_DATASETS = "https://huggingface.co/datasets/"
+
+
+def repo_id_of(url: str) -> str:
+    """The Hub repo id of the dataset URL (``ORG/NAME``), else a placeholder."""
+    return url.removeprefix(HUB_DATASETS).strip("/") if url.startswith(HUB_DATASETS) else "<org>/groundbench"
+
+
+def synthetic_notice(configs: Sequence[str], markdown: bool = False) -> str:
+    """The warning a sample build carries at the top of its card and of `groundbench summary` ("" when none)."""
+    if not configs:
+        return ""
+    names = ", ".join(f"`{c}`" if markdown else c for c in configs)
+    text = (
+        "SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK. "
+        f"These configs were built from GroundBench's embedded samples: {names}. Their images and annotations "
+        "are synthetic, made by GroundBench's own code in the sources' file formats; they contain no UMD, "
+        "GAPartNet, SAPIEN, PartNet, PointerBench or ScreenSpot material, and a score on them means nothing "
+        "about a model. Do not cite or publish them as GroundBench results; build from the real sources first."
+    )
+    return f"> **⚠️ {text}**\n\n" if markdown else text

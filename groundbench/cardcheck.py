@@ -16,10 +16,10 @@ from huggingface_hub import DatasetCard
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.croissant import CROISSANT_FILE, croissant_text, validate_croissant
 from groundbench.facts import BaselinesCard, FactsMeta, dataset_facts
-from groundbench.hffolder import card_text
+from groundbench.hffolder import TEASER, card_text, teaser_png
+from groundbench.published import data_files, open_data_file, read_config, row_columns
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.features import dataset_version_of
-from groundbench.shards import open_shard, read_table, shard_files
 
 
 def baselines_problems(folder: Path, derived: BaselinesCard, configs: list[ConfigInfo]) -> list[str]:
@@ -28,8 +28,8 @@ def baselines_problems(folder: Path, derived: BaselinesCard, configs: list[Confi
 
     expected: list[dict] = []
     for config in sorted(configs, key=lambda c: c.name):  # `groundbench baselines` order
-        if shard_files(folder / "data" / config.name):
-            rows = read_table(folder / "data" / config.name).drop_columns(["image"]).to_pylist()
+        if data_files(folder / "data" / config.name):
+            rows = read_config(folder, config.name, row_columns(folder, config.name)).to_pylist()
             expected.extend(config_baselines(config.name, rows))
     where = folder / "data" / derived.name
     found = {row["baseline_id"]: row for row in derived.entries}
@@ -75,12 +75,15 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
             problems.append(
                 f"{readme}: dataset_info.{config.name}.num_examples: expected {config.rows}, found {examples}"
             )
-        for shard in shard_files(folder / "data" / config.name):
-            found = dataset_version_of(open_shard(shard).schema)
+        for shard in data_files(folder / "data" / config.name):
+            found = dataset_version_of(open_data_file(shard).schema_arrow)
             if found != meta.version:
                 problems.append(f"{shard}: schema metadata dataset_version: expected {meta.version}, found {found}")
     if facts.baselines is not None:
         problems.extend(baselines_problems(folder, facts.baselines, configs))
+    teaser = teaser_png(folder, configs)
+    if teaser is not None and (not (folder / TEASER).is_file() or (folder / TEASER).read_bytes() != teaser):
+        problems.append(f"{folder / TEASER}: missing or differs from the contact sheet regenerated from the data")
     croissant = folder / CROISSANT_FILE
     if not croissant.is_file():
         problems.append(f"{croissant}: missing (run `groundbench assemble`)")

@@ -110,8 +110,13 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import collect_facts
+    from groundbench.cards.render import synthetic_notice
+    from groundbench.pipeline import built_configs, collect_facts, synthetic_configs
 
+    built = set(built_configs(_root(args)))
+    notice = synthetic_notice([name for name in synthetic_configs(_params(args)) if name in built])
+    if notice:
+        out.print(f"[bold red]⚠ {notice}[/bold red]")
     facts = collect_facts(_root(args))
     table = Table(title="GroundBench build (per config; strata are not pooled)")
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):
@@ -187,10 +192,13 @@ def cmd_preview(args: argparse.Namespace) -> int:
 
     from groundbench.atomic import write_bytes
     from groundbench.preview import preview_png
-    from groundbench.rows import config_folder, file_stem, iter_rows, parse_where, select
+    from groundbench.published import iter_rows
+    from groundbench.rows import file_stem, parse_where, select
 
     root = _root(args)
-    rows = select(iter_rows(config_folder(root, args.config)), [parse_where(t) for t in args.where])
+    folder = _data_folder(args)
+    where = [parse_where(t) for t in args.where]
+    rows = select(iter_rows(folder, args.config), where)
     wanted = set(args.example_ids)  # ids still to find; empty = draw every row
     every = not wanted
     out = Path(args.out) if args.out else root / "build" / "preview" / args.config
@@ -203,7 +211,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
         written += 1
     if wanted:
         raise GroundBenchError(
-            f"data/shards/{args.config}", "example_id", f"not in this config (or filtered out): {sorted(wanted)}"
+            folder / "data" / args.config, "example_id", f"not in this config (or filtered out): {sorted(wanted)}"
         )
     console.print(f"{args.config}: {written} previews in {out}")
     return 0
@@ -213,12 +221,13 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from groundbench.atomic import atomic_dir
-    from groundbench.rows import config_folder, iter_rows, parse_where, select
+    from groundbench.published import iter_rows
+    from groundbench.rows import parse_where, select
     from groundbench.sheet import SheetLayout, pages
 
     root = _root(args)
     where = [parse_where(t) for t in args.where]
-    rows = select(iter_rows(config_folder(root, args.config)), where)
+    rows = select(iter_rows(_data_folder(args), args.config), where)
     layout = SheetLayout(side=args.side, columns=args.columns, rows=args.rows)
     name = "__".join([args.config, *(term.slug for term in where)])
     out = (Path(args.out) if args.out else root / "build" / "sheets") / name
@@ -256,14 +265,19 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _data_folder(args: argparse.Namespace) -> Path:
-    folder = Path(args.data)
-    return folder if folder.is_absolute() else _root(args) / folder
+    """``--data``: a published folder (relative to --root when it lies there, else as given) or a Hub repo id;
+    its format version is checked before any row is read."""
+    from groundbench.published import check_format_version, resolve_folder
+
+    folder = resolve_folder(args.data, _root(args))
+    check_format_version(folder)
+    return folder
 
 
 def cmd_requests(args: argparse.Namespace) -> int:
     from groundbench.scoring.requests import write_requests
 
-    count = write_requests(_data_folder(args), _root(args), args.config, args.condition, args.out)
+    count = write_requests(_data_folder(args), args.config, args.condition, args.out, args.images)
     console.print(f"{args.config} / {args.condition}: {count} requests" + (f" -> {args.out}" if args.out else ""))
     return 0
 
@@ -363,10 +377,10 @@ STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "s
 def _check_card(root: Path) -> list[str]:
     from groundbench.cardcheck import check_folder
     from groundbench.params import load_params
-    from groundbench.pipeline import HF_FOLDER, MANIFESTS, built_configs, facts_meta
+    from groundbench.pipeline import HF_FOLDER, MANIFESTS, facts_meta, published_configs
     from groundbench.registry import BY_NAME
 
-    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    configs = [BY_NAME[name] for name in sorted(published_configs(root))]
     return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
 
 
@@ -393,6 +407,16 @@ def cmd_publish(args: argparse.Namespace) -> int:
         print(f"REFUSED {line}")
     if problems:
         console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
+        return 1
+    from groundbench.published import CARD_KEY, card_metadata
+
+    synthetic = card_metadata(folder).get("synthetic_configs") or []
+    if synthetic and not args.allow_synthetic:
+        print(f"REFUSED {CARD_KEY}.synthetic_configs: {', '.join(synthetic)} were built from embedded samples")
+        console.print(
+            "publish refused: this is a synthetic sample build, not the benchmark; point params.yaml at the real "
+            "sources and rebuild, or pass --allow-synthetic to publish it anyway (its card says it is synthetic)"
+        )
         return 1
     publish_plan = plan(folder, args.repo_id, args.revision or f"v{version}", git_commit(root))
     for path, size in publish_plan.files:
@@ -593,6 +617,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default: build/preview/CONFIG)")
     p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
     p.add_argument("--side", type=int, default=960, help="longest image side in pixels (default: 960)")
+    p.add_argument(
+        "--data",
+        default="data/groundbench",
+        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
         "sheet",
@@ -606,6 +635,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
     p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
     p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
+    p.add_argument(
+        "--data",
+        default="data/groundbench",
+        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
         "report",
@@ -626,7 +660,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("config", help="a built config, e.g. curated_umd")
     p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
     p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p.add_argument("--images", type=Path, help="write each requested image here (<sha256>.png/.jpg); lines point at it")
+    p.add_argument(
+        "--data",
+        default="data/groundbench",
+        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
+    )
     p = add(
         "score",
         cmd_score,
@@ -654,7 +693,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p.add_argument(
+        "--data",
+        default="data/groundbench",
+        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
+    )
     p = add(
         "compare",
         cmd_compare,
@@ -724,7 +767,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
     p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
     p.add_argument(
-        "--subset", action="store_true", help="the logs answer a deliberate subset (inspect eval --limit): score it as one"
+        "--subset",
+        action="store_true",
+        help="the logs answer a deliberate subset (inspect eval --limit): score it as one",
     )
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     add(
@@ -743,6 +788,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--repo-id", required=True, help="ORG/NAME of the dataset repo (created when missing)")
     p.add_argument("--revision", help="tag to create for this version (default: v<dataset.version>)")
     p.add_argument("--dry-run", action="store_true", help="print the exact files and bytes; upload nothing")
+    p.add_argument(
+        "--allow-synthetic",
+        action="store_true",
+        help="publish a build made from the embedded samples anyway (refused by default; its card says synthetic)",
+    )
     p = add(
         "pull",
         cmd_pull,
@@ -759,8 +809,12 @@ def build_parser() -> argparse.ArgumentParser:
         "`dvc add` the tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro "
         "(Hugging Face, pinned to a commit), gapartnet (request form: --from your download).",
     )
-    p.add_argument("sources", nargs="+", metavar="SOURCE", help="umd, pointerbench, screenspot, screenspot_v2, "
-                   "screenspot_pro, gapartnet")
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="umd, pointerbench, screenspot, screenspot_v2, screenspot_pro, gapartnet",
+    )
     p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
     p.add_argument("--url", help="umd: a mirror of the official archive")
     p.add_argument("--sha256", help="the archive's expected sha256 (default: the documented or recorded one)")

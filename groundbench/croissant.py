@@ -1,42 +1,32 @@
 """``data/groundbench/croissant.json``: Croissant (JSON-LD) metadata generated from the same facts as the card.
 
-One record set per config, every field typed from ``schemas/features.py`` (structs become
-``subField``, lists ``isArray``, the image an ``sc:ImageObject`` read from the embedded bytes), and
-one ``FileObject`` with sha256 per shard. The ``baselines`` config is a record set too, with its
-own fields (``schemas/baselines_features.py``) keyed by ``baseline_id``.
-
-Arrow and mlcroissant: the shards are Arrow IPC files (the format the `datasets` Arrow builder
-reads, and one format per Hugging Face folder). mlcroissant 1.1.1 declares the file as
-``application/vnd.apache.arrow.file`` and validates it, but its reader only knows CSV, TSV, JSON,
-JSON Lines, Parquet, ARFF, DICOM, text, audio and images (``operation_graph/operations/read.py``),
-so it cannot load records from the Arrow files themselves. :func:`parquet_view` therefore writes,
-outside the Hugging Face folder, a Parquet transcoding of the shards (same rows, same columns) and
-the same Croissant document pointed at it; mlcroissant loads every record set from that view (the
-tests compare those records with the shards). A second file format inside ``data/groundbench/``
-would break ``load_dataset`` (one builder per folder), so the view never goes there.
+One record set per config, every field typed from ``schemas/features.py`` and described by the
+description beside it there (structs become ``subField``, lists ``isArray``, the image an
+``sc:ImageObject`` read from the embedded bytes), and one ``FileObject`` with sha256 per Parquet
+file. The ``baselines`` config is a record set too, with its own fields
+(``schemas/baselines_features.py``) keyed by ``baseline_id``. mlcroissant reads every record set
+straight from the published Parquet files (tested for every config). Dataset-level metadata: the
+version, ``datePublished`` and ``url`` from params.yaml, the licence of each source the build read,
+and the Responsible-AI fields (``rai:``) that the build's own facts support.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
 from datasets import Image, List, Value
 
 from groundbench.atomic import write_text
-from groundbench.cards.render import bibtex_entries
+from groundbench.cards.render import groundbench_citation, licence_rows, rai_facts
 from groundbench.errors import GroundBenchError
 from groundbench.facts import BaselinesCard, ConfigCard, DatasetFacts
-from groundbench.manifests import sha256_file
-from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_KEY
-from groundbench.schemas.features import FEATURES
-from groundbench.shards import open_shard
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_KEY, baseline_description
+from groundbench.schemas.features import PUBLISHED_FEATURES, description
 
-ARROW_FORMAT = "application/vnd.apache.arrow.file"
 PARQUET_FORMAT = "application/x-parquet"
 CROISSANT_FILE = "croissant.json"
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
@@ -93,27 +83,64 @@ DATA_TYPES = {
 }
 
 
-def _field(uid: str, name: str, feature: Any, file_set: str, column: str, path: str | None) -> dict[str, Any]:
+Describe = Callable[[str], "str | None"]
+
+
+def _field(
+    uid: str,
+    name: str,
+    feature: Any,
+    file_set: str,
+    column: str,
+    dotted: str,
+    steps: tuple[str, ...],
+    describe: Describe,
+) -> dict[str, Any]:
+    """One field. ``dotted`` is the field's path for its description (``extras.gapartnet.parts.part_id``);
+    ``steps`` are the jsonPath transforms that reach it inside the column's value, one per list of
+    structs crossed: mlcroissant applies a transform to each element once a value is a list, but a
+    single jsonPath through a list (``gapartnet.parts.part_id``) fails on it."""
+    text = describe(dotted)
+    if text is None:
+        raise GroundBenchError("schemas/features.py", dotted, "no description beside the field")
     source: dict[str, Any] = {"fileSet": {"@id": file_set}, "extract": {"column": column}}
-    if path:
-        source["transform"] = {"jsonPath": path}
-    if isinstance(feature, Value):
-        return {"@type": "cr:Field", "@id": uid, "name": name, "dataType": DATA_TYPES[feature.dtype], "source": source}
+    paths = [step for step in steps if step]
     if isinstance(feature, Image):
-        source["transform"] = {"jsonPath": f"{path}.bytes" if path else "bytes"}
-        return {"@type": "cr:Field", "@id": uid, "name": name, "dataType": "sc:ImageObject", "source": source}
+        paths = [*paths[:-1], f"{paths[-1]}.bytes"] if paths else ["bytes"]
+    if paths:
+        transforms = [{"jsonPath": step} for step in paths]
+        source["transform"] = transforms[0] if len(transforms) == 1 else transforms
+    head = {"@type": "cr:Field", "@id": uid, "name": name, "description": text}
+    if isinstance(feature, Value):
+        return {**head, "dataType": DATA_TYPES[feature.dtype], "source": source}
+    if isinstance(feature, Image):
+        return {**head, "dataType": "sc:ImageObject", "source": source}
     if isinstance(feature, dict):
+        last = steps[-1] if steps else ""
         return {
-            "@type": "cr:Field",
-            "@id": uid,
-            "name": name,
+            **head,
             "subField": [
-                _field(f"{uid}/{key}", key, sub, file_set, column, f"{path}.{key}" if path else key)
+                _field(
+                    f"{uid}/{key}",
+                    key,
+                    sub,
+                    file_set,
+                    column,
+                    f"{dotted}.{key}",
+                    (*steps[:-1], f"{last}.{key}" if last else key),
+                    describe,
+                )
                 for key, sub in feature.items()
             ],
         }
     if isinstance(feature, List):
-        inner = _field(uid, name, feature.feature, file_set, column, path)
+        # The list's own value is reached by ``steps``; the fields of its elements start a new step.
+        inner = _field(uid, name, feature.feature, file_set, column, dotted, steps, describe)
+        if isinstance(feature.feature, dict):
+            inner["subField"] = [
+                _field(f"{uid}/{key}", key, sub, file_set, column, f"{dotted}.{key}", (*steps, key), describe)
+                for key, sub in feature.feature.items()
+            ]
         inner["isArray"] = True
         if feature.length != -1:
             inner["arrayShape"] = str(feature.length)
@@ -131,10 +158,10 @@ def _shard_objects(name: str, config: ConfigCard | BaselinesCard, what: str) -> 
             "@type": "cr:FileObject",
             "@id": f"data/{name}/{shard.name}",
             "name": f"data/{name}/{shard.name}",
-            "description": f"Shard of config {name} ({what}).",
+            "description": f"Data file of config {name} ({what}).",
             "contentUrl": f"data/{name}/{shard.name}",
             "contentSize": f"{shard.bytes} B",
-            "encodingFormat": ARROW_FORMAT,
+            "encodingFormat": PARQUET_FORMAT,
             "sha256": shard.sha256,
         }
         for shard in config.shards
@@ -144,9 +171,9 @@ def _shard_objects(name: str, config: ConfigCard | BaselinesCard, what: str) -> 
             "@type": "cr:FileSet",
             "@id": file_set_id(name),
             "name": file_set_id(name),
-            "description": f"Every shard of config {name}.",
-            "encodingFormat": ARROW_FORMAT,
-            "includes": f"data/{name}/*.arrow",
+            "description": f"Every data file of config {name}.",
+            "encodingFormat": PARQUET_FORMAT,
+            "includes": f"data/{name}/*.parquet",
         }
     )
     return objects
@@ -156,7 +183,7 @@ def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
     distribution: list[dict[str, Any]] = []
     record_sets: list[dict[str, Any]] = []
     for config in facts.configs:
-        distribution.extend(_shard_objects(config.name, config, "Arrow IPC file, image bytes embedded"))
+        distribution.extend(_shard_objects(config.name, config, "Parquet, image bytes embedded"))
         record_sets.append(
             {
                 "@type": "cr:RecordSet",
@@ -166,15 +193,24 @@ def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
                 f"{config.rows} rows, {config.excluded} excluded.",
                 "key": {"@id": f"{config.name}/example_id"},
                 "field": [
-                    _field(f"{config.name}/{column}", column, feature, file_set_id(config.name), column, None)
-                    for column, feature in FEATURES.items()
+                    _field(
+                        f"{config.name}/{column}",
+                        column,
+                        feature,
+                        file_set_id(config.name),
+                        column,
+                        column,
+                        (),
+                        description,
+                    )
+                    for column, feature in PUBLISHED_FEATURES.items()
                 ],
             }
         )
     derived = facts.baselines
     if derived is not None:
         name = derived.name
-        distribution.extend(_shard_objects(name, derived, "Arrow IPC file, aggregate baselines, no images"))
+        distribution.extend(_shard_objects(name, derived, "Parquet, aggregate baselines, no images"))
         record_sets.append(
             {
                 "@type": "cr:RecordSet",
@@ -184,24 +220,37 @@ def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
                 "Definitions in scoring/baselines.py.",
                 "key": {"@id": f"{name}/{BASELINES_KEY}"},
                 "field": [
-                    _field(f"{name}/{column}", column, feature, file_set_id(name), column, None)
+                    _field(
+                        f"{name}/{column}", column, feature, file_set_id(name), column, column, (), baseline_description
+                    )
                     for column, feature in BASELINE_FEATURES.items()
                 ],
             }
         )
+    synthetic = (
+        "SYNTHETIC SAMPLE BUILD: configs "
+        + ", ".join(facts.synthetic)
+        + " were made from GroundBench's embedded samples, not from the real sources; scores on them mean nothing. "
+        if facts.synthetic
+        else ""
+    )
     return {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "name": "GroundBench",
-        "description": "Where vision-language models fail at grounding: which part of an object affords an "
-        "action, and which pixel of a screen a command means. Strata are kept apart; see README.md.",
+        "description": synthetic + "Where vision-language models fail at grounding: which part of an object "
+        "affords an action, and which pixel of a screen a command means. Strata are kept apart; see README.md.",
         "conformsTo": CONFORMS_TO,
         "version": facts.version,
-        # Several sources, several terms: the card's Licences section lists them per source.
-        "license": "other: per-source licences, see the Licences section of README.md",
-        "citeAs": bibtex_entries()["groundbench"],
+        "datePublished": facts.date_published,
+        "url": facts.url,
+        # Several sources, several terms: one entry per source the build read (the card's Licences section).
+        "license": [f"{title} ({configs}): {licence}" for title, configs, licence in licence_rows(facts)],
+        "citeAs": groundbench_citation(facts),
         "creator": {"@type": "sc:Organization", "name": "GroundBench contributors"},
         "keywords": ["affordance", "grounding", "vision-language models", "benchmark"],
+        "inLanguage": facts.languages,
+        **{f"rai:{key}": value for key, value in rai_facts(facts).items()},
         "distribution": distribution,
         "recordSet": record_sets,
     }
@@ -219,36 +268,10 @@ def validate_croissant(path: Path) -> list[str]:
     """Offline validation with mlcroissant: returns the errors (empty when valid); warnings are ignored."""
     import mlcroissant as mlc  # imported here: slow to import and only needed for the checks
 
-    # mlcroissant logs warnings through absl; the one it gives here (no datePublished) is by design:
-    # the file holds no dates, so two builds are byte-identical.
+    # mlcroissant logs warnings through absl; only errors fail the check.
     logging.getLogger("absl").setLevel(logging.ERROR)
     try:
         dataset = mlc.Dataset(jsonld=str(path))
     except mlc.ValidationError as exc:
         return [str(exc)]
     return sorted(str(error) for error in dataset.metadata.ctx.issues.errors)
-
-
-def parquet_view(folder: Path, out: Path) -> Path:
-    """Transcode ``folder``'s shards to Parquet under ``out`` with a matching Croissant file; returns it.
-
-    For mlcroissant, which cannot read Arrow IPC (see the module docstring). ``out`` must lie outside
-    the Hugging Face folder.
-    """
-    document = json.loads((folder / CROISSANT_FILE).read_text(encoding="utf-8"))
-    view = copy.deepcopy(document)
-    for item in view["distribution"]:
-        item["encodingFormat"] = PARQUET_FORMAT
-        if item["@type"] == "cr:FileSet":
-            item["includes"] = item["includes"].replace(".arrow", ".parquet")
-            continue
-        relative = Path(item["contentUrl"])
-        target = out / relative.with_suffix(".parquet")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(open_shard(folder / relative).read_all(), target)
-        item["contentUrl"] = str(relative.with_suffix(".parquet"))
-        item["sha256"] = sha256_file(target)
-        item["contentSize"] = f"{target.stat().st_size} B"
-    path = out / CROISSANT_FILE
-    write_text(path, json.dumps(view, indent=2, ensure_ascii=False) + "\n")
-    return path

@@ -1,8 +1,9 @@
 """Every number the dataset card and the Croissant file print, computed from the built shards.
 
-One pass over each config's shards (a few narrow columns, batch by batch, so memory stays at one
-batch) plus its manifest. The card, the Croissant file and the publish check all read these facts;
-nothing in them is typed by hand. Counts are per config and never pooled across strata.
+One pass over each config's published Parquet files (a few narrow columns, row group by row group,
+through :func:`groundbench.published.iter_batches`, so memory stays at one row group) plus its
+manifest. The card, the Croissant file and the publish check all read these facts; nothing in them
+is typed by hand. Counts are per config and never pooled across strata.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.cards.sources import DERIVED_SOURCE
+from groundbench.converters.gui.facts import COLUMNS as GUI_COLUMNS
 from groundbench.converters.gui.facts import config_facts as gui_config_facts
-from groundbench.converters.gui.facts import is_gui, rows_of
+from groundbench.converters.gui.facts import is_gui
 from groundbench.manifests import read_manifest, sha256_file
+from groundbench.published import data_files, iter_batches, open_data_file
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION
-from groundbench.shards import open_shard, shard_files
 
 # Columns read to compute the facts (never the image bytes).
 FACT_COLUMNS = (
@@ -118,6 +120,7 @@ class ConfigCard:
     # GAPartNet: object id -> reason -> annotated GAParts without a bulk row (extras.gapartnet.left_out)
     left_out: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     skipped_files: int = 0  # UMD: OS clutter files skipped in the tool folders of the rows (extras.umd)
+    example: dict[str, Any] | None = None  # the first row that is not excluded (no image bytes): the card's example
 
     # GUI configs only (converters/gui/facts.py): per target type, target sizes as % of the frame,
     # languages, frames and the centre-click baseline.
@@ -150,47 +153,49 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     kinds: set[tuple[str, str]] = set()
     part_counts: dict[str, set[int]] = {}
     reasks: list[tuple[str, bool, dict]] = []  # (object id, excluded, extras.reask)
-    for path in shard_files(shards):
+    gui_rows: list[dict[str, Any]] = []
+    columns = sorted({*FACT_COLUMNS, *GUI_COLUMNS, "object_id"})
+    for path in data_files(shards):
         size = path.stat().st_size
         card.shards.append(ShardFile(path.name, size, sha256_file(path)))
         card.shard_bytes += size
-        reader = open_shard(path)
-        for index in range(reader.num_record_batches):
-            batch = reader.get_batch(index)
-            extras = batch.column("extras")
-            reask_column = extras.field("reask").to_pylist()
-            objects = batch.column("object_id").to_pylist()
-            _left_out_and_clutter(extras, objects, left_out, clutter)
-            for record, reask, object_id in zip(
-                batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
-            ):
-                part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
-                if reask is not None:
-                    reasks.append((str(object_id), bool(record["excluded"]), reask))
-                card.rows += 1
-                card.excluded += bool(record["excluded"])
-                counters["action"][record["target_action"] or MISSING] += 1
-                target = _target_part(record["parts"], record["target_part_id"])
-                counters["part"][(target or {}).get("category") or MISSING] += 1
-                counters["box"][(target or {}).get("box_quality") or MISSING] += 1
-                counters["class_box"][class_box_check(target, record["exclusion_tags"] or [])] += 1
-                counters["object"][record["object_category"] or MISSING] += 1
-                for tag in record["exclusion_tags"] or []:
-                    counters["tag"][tag] += 1
-                for flag in record["flags"] or []:
-                    counters["flag"][flag] += 1
-                render_kind = (record["render"] or {}).get("kind") or MISSING
-                counters["render"][render_kind] += 1
-                counters["source"][record["source"] or MISSING] += 1
-                kinds.add((record["stratum"], render_kind))
-                for key in BASELINES:
-                    value = (record["baselines"] or {}).get(key)
-                    if value is not None:
-                        values[key].append(float(value))
-                        sums[key] += float(value)
-                provenance = record["provenance"] or {}
-                converters.add(f"{provenance.get('converter')} {provenance.get('converter_version')}")
-                source_digests.extend(provenance.get("source_sha256") or [])
+    for batch in iter_batches(shards, columns):
+        if is_gui(source):
+            gui_rows += batch.select(GUI_COLUMNS).to_pylist()
+        extras = batch.column("extras")
+        reask_column = extras.field("reask").to_pylist()
+        objects = batch.column("object_id").to_pylist()
+        _left_out_and_clutter(extras, objects, left_out, clutter)
+        for record, reask, object_id in zip(
+            batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
+        ):
+            part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
+            if reask is not None:
+                reasks.append((str(object_id), bool(record["excluded"]), reask))
+            card.rows += 1
+            card.excluded += bool(record["excluded"])
+            counters["action"][record["target_action"] or MISSING] += 1
+            target = _target_part(record["parts"], record["target_part_id"])
+            counters["part"][(target or {}).get("category") or MISSING] += 1
+            counters["box"][(target or {}).get("box_quality") or MISSING] += 1
+            counters["class_box"][class_box_check(target, record["exclusion_tags"] or [])] += 1
+            counters["object"][record["object_category"] or MISSING] += 1
+            for tag in record["exclusion_tags"] or []:
+                counters["tag"][tag] += 1
+            for flag in record["flags"] or []:
+                counters["flag"][flag] += 1
+            render_kind = (record["render"] or {}).get("kind") or MISSING
+            counters["render"][render_kind] += 1
+            counters["source"][record["source"] or MISSING] += 1
+            kinds.add((record["stratum"], render_kind))
+            for key in BASELINES:
+                value = (record["baselines"] or {}).get(key)
+                if value is not None:
+                    values[key].append(float(value))
+                    sums[key] += float(value)
+            provenance = record["provenance"] or {}
+            converters.add(f"{provenance.get('converter')} {provenance.get('converter_version')}")
+            source_digests.extend(provenance.get("source_sha256") or [])
     card.by_action = _count(counters["action"])
     card.by_part_class = _count(counters["part"])
     card.by_object_category = _count(counters["object"])
@@ -229,8 +234,22 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.image_bytes = sum(e.bytes for e in entries.values())
     card.manifest_sha256 = sha256_file(manifest)
     if is_gui(source):
-        card.gui = gui_config_facts(rows_of(shards))
+        card.gui = gui_config_facts(gui_rows)
+    card.example = first_included_row(shards)
     return card
+
+
+def first_included_row(config_dir: Path) -> dict[str, Any] | None:
+    """The first row of a published config that is not excluded, every column but the image bytes."""
+    files = data_files(config_dir)
+    if not files:
+        return None
+    columns = [name for name in open_data_file(files[0]).schema_arrow.names if name != "image"]
+    for batch in iter_batches(config_dir, columns):
+        for row in batch.to_pylist():
+            if not row["excluded"]:
+                return dict(row)
+    return None
 
 
 @dataclass
@@ -272,7 +291,7 @@ def class_box_check(target: dict | None, tags: list[str]) -> str:
 
 def baselines_card(shards: Path) -> BaselinesCard | None:
     """Facts of the ``baselines`` config whose shards are in ``shards`` (None when it was not built)."""
-    files = shard_files(shards)
+    files = data_files(shards)
     if not files:
         return None
     card = BaselinesCard()
@@ -280,7 +299,8 @@ def baselines_card(shards: Path) -> BaselinesCard | None:
         size = path.stat().st_size
         card.shards.append(ShardFile(path.name, size, sha256_file(path)))
         card.shard_bytes += size
-        card.entries.extend(open_shard(path).read_all().to_pylist())
+    for batch in iter_batches(shards):
+        card.entries.extend(batch.to_pylist())
     card.rows = len(card.entries)
     return card
 
@@ -324,6 +344,11 @@ class FactsMeta:
     absent: dict[str, str] = field(default_factory=dict)
     # Provenance records of the fetched sources the build read (groundbench.fetch.provenance).
     source_provenance: list[dict] = field(default_factory=list)
+    # Configs built from an embedded (synthetic) sample, as params.yaml's sources say.
+    synthetic: tuple[str, ...] = ()
+    date_published: str = "1970-01-01"  # params.yaml dataset.date_published (ISO date of this version)
+    url: str = ""  # params.yaml dataset.url: where the dataset is published
+    audits: tuple[tuple[str, str], ...] = ()  # (audit file name, its config), as published under audits/
 
 
 @dataclass(frozen=True)
@@ -337,11 +362,36 @@ class DatasetFacts:
     absent: dict[str, str] = field(default_factory=dict)  # config -> why it is not in this build
     baselines: BaselinesCard | None = None  # the `baselines` config, when built
     source_provenance: list[dict] = field(default_factory=list)  # fetched sources read: origin, revision, checksum
+    synthetic: list[str] = field(default_factory=list)  # built configs made from embedded samples
+    date_published: str = "1970-01-01"
+    url: str = ""
+    audits: tuple[tuple[str, str], ...] = ()
 
     @property
     def total_rows(self) -> int:
         """Record rows over every record config (the baselines config's aggregates are not examples)."""
         return sum(c.rows for c in self.configs)
+
+    @property
+    def examples(self) -> dict[str, dict[str, Any]]:
+        """One example row per record type: "<type> row (`config`)" -> row (first config of each type)."""
+        found: dict[str, dict[str, Any]] = {}
+        for config in sorted(self.configs, key=lambda c: c.stratum != "curated"):  # curated first, then the rest
+            if config.example is None:
+                continue
+            kind = "GUI" if config.gui is not None else "Re-ask" if config.reask is not None else "Object"
+            if not any(key.startswith(f"{kind} row") for key in found):
+                found[f"{kind} row (`{config.name}`)"] = config.example
+        return dict(sorted(found.items(), key=lambda item: ["Object", "GUI", "Re-ask"].index(item[0].split()[0])))
+
+    @property
+    def languages(self) -> list[str]:
+        """Languages of the rows: English (every prompt and object row) plus the GUI suites' languages."""
+        found = {"en"}
+        for config in self.configs:
+            if config.gui is not None:
+                found.update(k for k in config.gui["all"]["languages"] if k and k != "unknown")
+        return sorted(found)
 
     @property
     def published(self) -> list[ConfigCard | BaselinesCard]:
@@ -381,4 +431,8 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         absent={name: reason for name, reason in meta.absent.items() if name not in names},
         baselines=baselines_card(data_root / BASELINES_CONFIG),
         source_provenance=meta.source_provenance,
+        synthetic=[name for name in names if name in meta.synthetic],
+        date_published=meta.date_published,
+        url=meta.url,
+        audits=tuple((file, config) for file, config in meta.audits if config in names),
     )

@@ -1,20 +1,22 @@
-"""The publishable Hugging Face dataset folder ``data/groundbench/``: card, Croissant file and shards.
+"""The publishable Hugging Face dataset folder ``data/groundbench/``: card, Croissant file, Parquet data.
 
 The YAML (``configs`` with ``data_files``; ``dataset_info`` with features and ``num_examples``) is
 written with the ``datasets`` / ``huggingface_hub`` serializers, never by hand; the body and
-``croissant.json`` are rendered from :mod:`groundbench.facts`. The shards are copied with the
-dataset version added to their schema metadata (``groundbench`` key). Besides the record configs
-(schema ``schemas/features.py``) the folder holds the ``baselines`` config, with its own features
-(``schemas/baselines_features.py``), when it was built.
+``croissant.json`` are rendered from :mod:`groundbench.facts`. Each config's Arrow shards are
+written as Parquet (:mod:`groundbench.published`: image bytes embedded, the ``datasets`` features in
+the schema metadata, the dataset version beside them) with the published columns added
+(:mod:`groundbench.published_columns`: prompts and licence). Besides the record configs the folder
+holds the ``baselines`` config, with its own features (``schemas/baselines_features.py``), when it
+was built. A config with no rows is not written: the card lists it as absent, with the reason.
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow as pa
 from datasets import Features
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
@@ -22,14 +24,17 @@ from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from groundbench.atomic import atomic_dir
-from groundbench.cards.render import render_body
+from groundbench.cards.render import render_body, sources_read
+from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.croissant import write_croissant
 from groundbench.facts import BaselinesCard, ConfigCard, DatasetFacts, FactsMeta, dataset_facts
+from groundbench.published import DATA_GLOB, iter_rows, rows_per_group, write_config
+from groundbench.published_columns import with_published_columns
 from groundbench.registry import ConfigInfo
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
-from groundbench.schemas.features import FEATURES, arrow_schema
+from groundbench.schemas.features import FORMAT_VERSION, PUBLISHED_FEATURES, published_arrow_schema
 from groundbench.scoring.gate import card_key
-from groundbench.shards import SPLIT, open_shard, shard_files
+from groundbench.shards import SPLIT, iter_batches, open_shard, shard_files
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,45 @@ def chosen_default(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], de
 
 
 def features_of(name: str) -> Features:
-    return BASELINE_FEATURES if name == BASELINES_CONFIG else FEATURES
+    return BASELINE_FEATURES if name == BASELINES_CONFIG else PUBLISHED_FEATURES
 
 
-def card_data(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default: str, version: str) -> DatasetCardData:
+def groundbench_metadata(facts: Sequence[ConfigCard | BaselinesCard], version: str, synthetic: Sequence[str]) -> dict:
+    """The card's ``groundbench:`` YAML: what tools check before reading the folder (format version,
+    dataset version, each config's manifest sha256) and which configs are synthetic samples."""
+    manifests = {f.name: f.manifest_sha256 for f in facts if isinstance(f, ConfigCard)}
+    # The scoring gate (groundbench.scoring.gate.folder_gate) reads this key from the published folder alone.
+    return {**card_key(FORMAT_VERSION, version, manifests), "synthetic_configs": sorted(synthetic)}
+
+
+def source_datasets(facts: DatasetFacts) -> list[str]:
+    """The card's ``source_datasets``: ``original`` for synthetic samples, ``extended|<source>`` per source read."""
+    found = set()
+    for key in sources_read(facts):
+        if key in SYNTHETIC_KEYS:
+            found.add("original")
+        elif key != DERIVED_SOURCE:
+            info = SOURCES.get(key)
+            found.add(f"extended|{info.dataset_id if info and info.dataset_id else key}")
+    return sorted(found)
+
+
+def card_data(facts: DatasetFacts) -> DatasetCardData:
+    """The card's YAML: Hub metadata, configs with their Parquet files, features, and the ``groundbench`` key."""
+    data = _card_data(facts.published, facts.default, facts.version, facts.synthetic)
+    data.language = facts.languages
+    data.multilinguality = "multilingual" if len(facts.languages) > 1 else "monolingual"
+    data.source_datasets = source_datasets(facts)
+    # The sources' own annotations (by experts) converted and checked by code; a synthetic sample's
+    # annotations are generated by code alone.
+    real = [c for c in facts.configs if c.name not in facts.synthetic]
+    data.annotations_creators = ["expert-generated", "machine-generated"] if real else ["machine-generated"]
+    return data
+
+
+def _card_data(
+    facts: Sequence[ConfigCard | BaselinesCard], default: str, version: str, synthetic: Sequence[str] = ()
+) -> DatasetCardData:
     # The size category counts examples: the baselines config's aggregates are not examples.
     total = sum(f.rows for f in facts if f.name != BASELINES_CONFIG)
     size = (
@@ -69,12 +109,13 @@ def card_data(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default
         tags=["affordance", "grounding", "vision-language-models", "benchmark"],
         size_categories=[size],
         version=version,
+        groundbench=groundbench_metadata(facts, version, synthetic),  # CARD_KEY: what tools check first
     )
     default_name = chosen_default([f for f in facts if f.name != BASELINES_CONFIG], default)
     MetadataConfigs(
         {
             f.name: {
-                "data_files": [{"split": SPLIT, "path": f"data/{f.name}/{SPLIT}-*.arrow"}],
+                "data_files": [{"split": SPLIT, "path": f"data/{f.name}/{DATA_GLOB}"}],
                 **({"default": True} if f.name == default_name else {}),
             }
             for f in facts
@@ -94,23 +135,52 @@ def card_data(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], default
 
 
 def card_text(facts: DatasetFacts) -> str:
-    data = card_data(facts.published, facts.default, facts.version)
-    # The scoring gate (groundbench.scoring.gate.folder_gate) reads this key from the published folder alone.
-    manifests = {c.name: c.manifest_sha256 for c in facts.configs}
-    data.groundbench = card_key(facts.format_version, facts.version, manifests)  # type: ignore[attr-defined]
+    data = card_data(facts)
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{render_body(facts)}"))
 
 
-def stamp_shard(source: Path, target: Path, version: str, schema: pa.Schema | None = None) -> None:
-    """Copy a shard batch by batch with the dataset version in its schema metadata.
-
-    ``schema`` is the stamped schema to write (default: the record schema with ``version``).
-    """
-    reader = open_shard(source)
-    schema = arrow_schema(version) if schema is None else schema
-    with pa.OSFile(str(target), "wb") as sink, pa.ipc.new_file(sink, schema) as writer:
+def _sizes(shards: list[Path]) -> tuple[int, int]:
+    """Rows and uncompressed bytes of Arrow shards, from their batches' metadata (no data read)."""
+    rows = nbytes = 0
+    for shard in shards:
+        reader = open_shard(shard)
         for index in range(reader.num_record_batches):
-            writer.write_batch(reader.get_batch(index))
+            batch = reader.get_batch(index)
+            rows += batch.num_rows
+            nbytes += batch.nbytes
+    return rows, nbytes
+
+
+def publish_config(source: Path, target: Path, info: ConfigInfo, version: str, synthetic: bool) -> None:
+    """One record config's Arrow shards as published Parquet, with prompts and licences added."""
+    schema = published_arrow_schema(version)
+    rows, nbytes = _sizes(shard_files(source))
+
+    def licence_of(row_source: str) -> str:
+        return licence_text(row_source, synthetic)
+
+    batches = (with_published_columns(batch, licence_of, schema) for batch in iter_batches(source))
+    write_config(target, batches, schema, rows_per_group(rows, nbytes))
+
+
+TEASER = "assets/teaser.png"
+AUDITS = "audits"
+TEASER_LAYOUT_COLUMNS = 4
+
+
+def teaser_png(folder: Path, configs: list[ConfigInfo]) -> bytes | None:
+    """A contact sheet of the first included row of every config, targets drawn (the card's picture)."""
+    from groundbench.sheet import SheetLayout, page
+
+    rows = []
+    for info in configs:
+        row = next((r for r in iter_rows(folder, info.name) if not r["excluded"]), None)
+        if row is not None:
+            rows.append(row)
+    if not rows:
+        return None
+    columns = min(TEASER_LAYOUT_COLUMNS, len(rows))
+    return page(rows, SheetLayout(side=256, columns=columns, rows=-(-len(rows) // columns)))
 
 
 def assemble(
@@ -120,24 +190,36 @@ def assemble(
     configs: list[ConfigInfo],
     meta: FactsMeta,
     baselines_root: Path | None = None,
+    audits: dict[str, Path] | None = None,
 ) -> DatasetFacts:
-    """Write the folder: stamped shard copies, then the card and Croissant file computed from those copies.
+    """Write the folder: Parquet data files, then the card and Croissant file computed from those files.
 
-    ``baselines_root`` holds the ``baselines`` config's shards (``groundbench baselines``); it is
-    left out when None or empty.
+    ``configs`` are the configs with rows (see ``pipeline.published_configs``). ``baselines_root``
+    holds the ``baselines`` config's shards (``groundbench baselines``); it is left out when None or empty.
+    ``audits`` (file name -> path) are the human-written audit files of the curated configs, copied to
+    ``audits/`` so the card links them; the teaser picture goes to ``assets/teaser.png``.
     """
     with atomic_dir(folder) as tmp:
         for info in configs:
-            target = tmp / "data" / info.name
-            target.mkdir(parents=True)
-            for shard in shard_files(shards_root / info.name):
-                stamp_shard(shard, target / shard.name, meta.version)
+            publish_config(
+                shards_root / info.name, tmp / "data" / info.name, info, meta.version, info.name in meta.synthetic
+            )
         baseline_shards = [] if baselines_root is None else shard_files(baselines_root)
-        if baseline_shards:
-            target = tmp / "data" / BASELINES_CONFIG
-            target.mkdir(parents=True)
-            for shard in baseline_shards:
-                stamp_shard(shard, target / shard.name, meta.version, baselines_arrow_schema(meta.version))
+        if baseline_shards and baselines_root is not None:
+            rows, nbytes = _sizes(baseline_shards)
+            write_config(
+                tmp / "data" / BASELINES_CONFIG,
+                iter_batches(baselines_root),
+                baselines_arrow_schema(meta.version),
+                rows_per_group(rows, nbytes),
+            )
+        for name, path in sorted((audits or {}).items()):
+            (tmp / AUDITS).mkdir(exist_ok=True)
+            shutil.copyfile(path, tmp / AUDITS / name)
+        teaser = teaser_png(tmp, configs)
+        if teaser is not None:
+            (tmp / TEASER).parent.mkdir()
+            (tmp / TEASER).write_bytes(teaser)
         facts = dataset_facts(tmp / "data", manifests_root, configs, meta)
         (tmp / "README.md").write_text(card_text(facts), encoding="utf-8")
         write_croissant(tmp, facts)

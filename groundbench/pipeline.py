@@ -27,7 +27,7 @@ from groundbench.fetch.provenance import source_provenance
 from groundbench.fetch.select import absent_hint
 from groundbench.hffolder import ConfigFacts, assemble
 from groundbench.manifests import read_manifest, sha256_file
-from groundbench.params import NESTED_SOURCES, get, source_root
+from groundbench.params import NESTED_SOURCES, SAMPLE, get, source_root
 from groundbench.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, configs_of
 from groundbench.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.store import build_store
@@ -297,6 +297,32 @@ def built_configs(root: Path) -> list[str]:
     ]
 
 
+def config_rows(root: Path, name: str) -> int:
+    """Rows of a built config, from its shards' batch headers (no data read)."""
+    rows = 0
+    for shard in shard_files(root / SHARDS / name):
+        reader = open_shard(shard)
+        rows += sum(reader.get_batch(index).num_rows for index in range(reader.num_record_batches))
+    return rows
+
+
+EMPTY_REASON = "built with 0 rows: its sources give no row for this config"
+
+
+def published_configs(root: Path) -> list[str]:
+    """Built configs with at least one row: what the published folder holds (an empty config is absent)."""
+    return [name for name in built_configs(root) if config_rows(root, name) > 0]
+
+
+def synthetic_configs(params: dict[str, Any]) -> tuple[str, ...]:
+    """Configs whose source is the embedded sample in params.yaml (any part of it, for GAPartNet)."""
+
+    def is_sample(value: object) -> bool:
+        return value == SAMPLE or (isinstance(value, dict) and any(is_sample(v) for v in value.values()))
+
+    return tuple(c.name for c in CONFIGS if is_sample(get(params, f"sources.{NESTED_SOURCES.get(c.source, c.source)}")))
+
+
 def collect_facts(root: Path) -> list[ConfigFacts]:
     facts = []
     for name in sorted(built_configs(root)):
@@ -332,10 +358,13 @@ def run_store(root: Path) -> tuple[int, int]:
 
 def absent_reasons(root: Path) -> dict[str, str]:
     """Every registry config without shards in this build -> why (its ABSENT marker, else "not built")."""
-    built = set(built_configs(root))
+    built = set(published_configs(root))
     reasons = {}
     for config in CONFIGS:
         if config.name in built:
+            continue
+        if (root / SHARDS / config.name).is_dir() and shard_files(root / SHARDS / config.name):
+            reasons[config.name] = EMPTY_REASON
             continue
         marker = root / SHARDS / config.name / ABSENT_MARKER
         reason = marker.read_text(encoding="utf-8").strip() if marker.is_file() else ""
@@ -360,6 +389,21 @@ def run_baselines(root: Path, params: dict[str, Any]) -> int:
     return writer.rows
 
 
+# Curated configs chosen by a human-written audit file: config -> its params.yaml key.
+AUDITED = {"curated_umd": "umd.audit", "curated_gapartnet": "gapartnet.audit"}
+
+
+def audit_files(root: Path, params: dict[str, Any]) -> dict[str, tuple[str, Path]]:
+    """Audit files of the published curated configs: file name -> (config, path)."""
+    published = set(published_configs(root))
+    found = {}
+    for config, key in AUDITED.items():
+        path = root / str(get(params, key))
+        if config in published and path.is_file():
+            found[path.name] = (config, path)
+    return found
+
+
 def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
     lock = root / LOCK_FILE
     return FactsMeta(
@@ -369,11 +413,21 @@ def facts_meta(root: Path, params: dict[str, Any]) -> FactsMeta:
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
         absent=absent_reasons(root),
         source_provenance=source_provenance(root, params),
+        synthetic=synthetic_configs(params),
+        date_published=str(get(params, "dataset.date_published")),
+        url=str(get(params, "dataset.url")),
+        audits=tuple((name, config) for name, (config, _) in sorted(audit_files(root, params).items())),
     )
 
 
 def run_assemble(root: Path, params: dict[str, Any]) -> DatasetFacts:
-    configs = [BY_NAME[name] for name in sorted(built_configs(root))]
+    configs = [BY_NAME[name] for name in sorted(published_configs(root))]
     return assemble(
-        root / HF_FOLDER, root / SHARDS, root / MANIFESTS, configs, facts_meta(root, params), root / BASELINES
+        root / HF_FOLDER,
+        root / SHARDS,
+        root / MANIFESTS,
+        configs,
+        facts_meta(root, params),
+        root / BASELINES,
+        {name: path for name, (_, path) in audit_files(root, params).items()},
     )

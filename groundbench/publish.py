@@ -18,14 +18,17 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
+
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
 from groundbench.errors import GroundBenchError
+from groundbench.published import data_files, iter_batches
 from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
-from groundbench.schemas.features import arrow_schema
+from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
-from groundbench.shards import open_shard, shard_files
 
-PUBLISHED = ("README.md", "croissant.json", "data/**")
+PUBLISHED = ("README.md", "croissant.json", "data/**", "assets/**", "audits/**")
+REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,9 @@ def git_commit(root: Path) -> str:
 
 
 def published_files(folder: Path) -> list[tuple[str, int]]:
-    files = [folder / "README.md", folder / "croissant.json", *sorted((folder / "data").rglob("*"))]
+    files = [folder / "README.md", folder / "croissant.json"]
+    for sub in ("data", "assets", "audits"):
+        files += sorted((folder / sub).rglob("*"))
     return [(str(p.relative_to(folder)), p.stat().st_size) for p in files if p.is_file()]
 
 
@@ -59,17 +64,23 @@ def preflight(folder: Path, verify_mismatches: list[str], card_problems: list[st
     """Every reason to refuse: checksum mismatches, invalid shards, card problems."""
     problems = [f"verify: {m}" for m in verify_mismatches]
     for config in sorted(p for p in (folder / "data").iterdir() if p.is_dir()) if (folder / "data").is_dir() else []:
-        for shard in shard_files(config):
-            try:
-                # The published copy adds the dataset version to the metadata (the card check reads
-                # it); the rules compare the rest of the schema exactly.
-                if config.name == BASELINES_CONFIG:  # its own schema; check-card recomputes its values
-                    validate_baselines_table(open_shard(shard).read_all(), str(shard))
-                    continue
-                table = open_shard(shard).read_all().replace_schema_metadata(arrow_schema().metadata)
-                validate_table(table, str(shard))
-            except GroundBenchError as exc:
-                problems.append(f"validation: {exc}")
+        if not data_files(config):
+            continue
+        try:
+            # The published copy adds the dataset version to the metadata (the card check reads it)
+            # and the published columns (prompts, licence); the rules check the record columns exactly.
+            table = pa.Table.from_batches(list(iter_batches(config)))
+            if config.name == BASELINES_CONFIG:  # its own schema; check-card recomputes its values
+                validate_baselines_table(table, str(config))
+                continue
+            # Parquet does not keep nested fields' Arrow metadata: the columns are rebuilt on the exact
+            # record schema, which fails on any differing type.
+            records = pa.Table.from_arrays(table.select(list(COLUMNS)).columns, schema=arrow_schema())
+            validate_table(records, str(config))
+        except GroundBenchError as exc:
+            problems.append(f"validation: {exc}")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError, ValueError) as exc:
+            problems.append(f"validation: {config}: schema: expected the GroundBench record columns ({exc})")
     problems.extend(f"card: {p}" for p in card_problems)
     return problems
 
@@ -123,7 +134,7 @@ def upload(folder: Path, publish_plan: Plan, version: str) -> str:
                 repo_type="dataset",
                 folder_path=staging,
                 allow_patterns=list(PUBLISHED),
-                delete_patterns=["data/**"],  # shards of the previous version must not linger
+                delete_patterns=REPLACED,
                 commit_message=f"GroundBench {version}",
                 commit_description=f"Built from git commit {publish_plan.commit}.",
             )

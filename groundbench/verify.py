@@ -15,9 +15,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
+
 from groundbench.errors import GroundBenchError
 from groundbench.manifests import read_manifest, sha256_file
 from groundbench.parallel import chunks, worker_count
+from groundbench.published import data_files, iter_file_batches
 from groundbench.shards import embedded_images, open_shard, shard_files
 
 STORE_FILES_PER_JOB = 512
@@ -73,10 +76,10 @@ def verify(data: Path, configs: list[str], workers: int = 0) -> VerifyReport:
         total_bytes += sum(entry[2] for entry in entries)
         jobs.extend(StoreJob(tuple(batch)) for batch in chunks(entries, STORE_FILES_PER_JOB))
         listed = frozenset(manifest)
-        for folder in (data / "shards" / config, data / "groundbench" / "data" / config):
-            for shard in shard_files(folder):
-                total_bytes += shard.stat().st_size
-                jobs.append(ShardJob(str(shard), listed, str(manifest_path)))
+        # The Arrow shards and the published Parquet files: both carry the image bytes.
+        for shard in [*shard_files(data / "shards" / config), *data_files(data / "groundbench" / "data" / config)]:
+            total_bytes += shard.stat().st_size
+            jobs.append(ShardJob(str(shard), listed, str(manifest_path)))
     count = worker_count(workers)
     if count <= 1 or len(jobs) <= 1 or total_bytes < PARALLEL_MIN_BYTES:
         results: Iterator[VerifyReport] = map(run_job, jobs)
@@ -115,9 +118,7 @@ def _verify_shard(job: ShardJob) -> VerifyReport:
     report = VerifyReport(checked_files=1)
     shard = Path(job.shard)
     try:
-        reader = open_shard(shard)
-        for index in range(reader.num_record_batches):
-            batch = reader.get_batch(index)
+        for batch in _file_batches(shard):
             images = batch.column("image").field("bytes")
             for example_id, sha, data in zip(
                 batch.column("example_id").to_pylist(),
@@ -137,3 +138,13 @@ def _verify_shard(job: ShardJob) -> VerifyReport:
     except Exception as exc:  # a damaged shard can fail anywhere inside Arrow
         report.mismatches.append(f"{shard}: unreadable ({type(exc).__name__}: {exc})")
     return report
+
+
+def _file_batches(path: Path) -> Iterator[pa.RecordBatch]:
+    """A published Parquet file's or an Arrow shard's batches (the columns verify hashes)."""
+    if path.suffix == ".parquet":
+        yield from iter_file_batches(path, ["example_id", "image_sha256", "image"])
+        return
+    reader = open_shard(path)
+    for index in range(reader.num_record_batches):
+        yield reader.get_batch(index)

@@ -11,6 +11,7 @@ row's ``image_sha256`` stands for them).
 
 from __future__ import annotations
 
+import datetime
 import gzip
 import hashlib
 import io
@@ -140,5 +141,9 @@ def bump(root: Path, shards_root: Path, configs: list[str], part: str) -> tuple[
     updated, count = pattern.subn(lambda m: m.group(1) + new, text, count=1)
     if count != 1:
         raise GroundBenchError(params_path, "dataset.version", "could not find the version line to update")
+    # The new version is released today: its date (croissant.json datePublished, the BibTeX year).
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()
+    dated = re.compile(r'^([ \t]+date_published:[ \t]*)"?[0-9-]+"?', re.M)
+    updated = dated.sub(lambda m: f'{m.group(1)}"{today}"', updated, count=1)
     write_text(params_path, updated)
     return new, changes

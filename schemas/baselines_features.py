@@ -34,6 +34,26 @@ BASELINE_FEATURES = Features(
 )
 
 
+BASELINE_DOC = {
+    "baseline_id": "<config>/<stratum>/<condition>/<baseline>: the row's key.",
+    "config": "The record config the baseline is computed on.",
+    "stratum": "Its stratum.",
+    "condition": "The condition the baseline applies to.",
+    "baseline": "majority_action, text_only_blind_bound, localization_tau, image/object_center_hit_rate_at_tau or "
+    "center_click.",
+    "value": "The baseline's value; null where undefined (no rows, or no object box).",
+    "n": "Rows the value is computed over.",
+    "leakage": "text_only_blind_bound only: the bound is exactly 1.00 (the supplied text identifies the answer).",
+    "tau": "The localization threshold a hit rate was taken at.",
+    "supplied_keys": "The categorical text fields the blind bound is keyed on.",
+    "detail": "The majority action, or correct/N of the bound.",
+}
+
+
+def baseline_description(path: str) -> str | None:
+    return BASELINE_DOC.get(path)
+
+
 def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
     schema = BASELINE_FEATURES.arrow_schema

@@ -50,6 +50,28 @@ PART = {
     "mask_pieces": Value("int32"),
 }
 
+# Descriptions beside the fields: the card's Data Fields table and croissant.json read them
+# (DESCRIPTIONS below); a field without one fails the card test.
+PART_DOC = {
+    "part_id": "The part's id, unique within the row (UMD region id, GAPartNet URDF link, GUI element id).",
+    "category": "The part's class (UMD affordance region, GAPartNet part class, GUI target type).",
+    "action": "The action the part affords, from the fixed 11-action vocabulary; null for GUI targets.",
+    "bbox_xyxy": "Box [x0, y0, x1, y1] in absolute pixels, origin top-left, on the pixel-edge plane.",
+    "point_xy": "A point [x, y] in absolute pixels that lies on the part (a pixel of its mask when there is one).",
+    "box_quality": "How the box was made: exact (source geometry), approximate (e.g. a projected 3-D box), from-mask.",
+    "joint_type": "Joint that moves the part (prismatic, revolute, fixed), when known.",
+    "motion_axis_3d": "Unit motion axis in the camera frame; empty when unknown.",
+    "motion_axis_2d": "Unit motion direction in the image (x right, y down); empty when unknown.",
+    "mask_area": "Pixels of the part's mask; null when no mask exists.",
+    "secondary_actions": "Lower-ranked affordances of the region, when the source ranks them.",
+    # Fields the converter-fidelity work adds (described here so both land together):
+    "visible_bbox_xyxy": "Tight box of the part's own mask in this image (never covers hidden portions); null "
+    "without a mask.",
+    "projected_bbox_xyxy": "The part's posed 3-D box projected and clipped to the image (amodal: covers hidden "
+    "portions); null without a 3-D box.",
+    "mask_pieces": "Connected pieces of the part's mask (8-connectivity); 2 or more = split, e.g. by occlusion.",
+}
+
 CAMERA = {
     "fx": _f64(),
     "fy": _f64(),
@@ -57,6 +79,15 @@ CAMERA = {
     "cy": _f64(),
     "world2camera_rotation": List(_f64()),  # row-major 3x3, empty when unknown
     "world2camera_translation": List(_f64()),
+}
+
+CAMERA_DOC = {
+    "fx": "Focal length along x, pixels.",
+    "fy": "Focal length along y, pixels.",
+    "cx": "Principal point x, pixels.",
+    "cy": "Principal point y, pixels.",
+    "world2camera_rotation": "World-to-camera rotation, row-major 3x3; empty when unknown.",
+    "world2camera_translation": "World-to-camera translation; empty when unknown.",
 }
 
 UMD_EXTRAS = {
@@ -71,6 +102,19 @@ UMD_EXTRAS = {
     "has_label_rank": Value("bool"),
     # Operating-system clutter (Thumbs.db, .DS_Store, ._*, desktop.ini) skipped in the tool's folder.
     "skipped_files": List(_str()),
+}
+
+UMD_EXTRAS_DOC = {
+    "tool_id": "UMD tool folder, e.g. mug_01.",
+    "frame_index": "Frame number within the tool's sequence.",
+    "labelling": "hand or automatic labelling of the frame.",
+    "labelling_evidence": "Where labelling comes from: gt_type (read from the file) or frame_rule (every third).",
+    "category_id": "UMD object category id.",
+    "category_split": "The release's category split of the tool (train / test; null when not listed).",
+    "novel_split": "The release's novel-instance split of the tool.",
+    "heldout_folds": "Cross-validation folds holding the tool out.",
+    "has_label_rank": "The frame has a label_rank.mat (ranked affordances).",
+    "skipped_files": "Operating-system clutter skipped in the tool's folder (Thumbs.db, .DS_Store, ...).",
 }
 
 # GUI sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro, our generated suites): the source's
@@ -111,6 +155,42 @@ GUI_EXTRAS = {
     "other_json": _str(),  # any further source keys, canonical JSON (nothing silently dropped)
 }
 
+GUI_EXTRAS_DOC = {
+    "subset": "Source subset: PointerBench suite, ScreenSpot split file or ScreenSpot-Pro annotation file.",
+    "source_row_id": "The row's id in the source, else <file>#<index>.",
+    "file_name": "The image name exactly as the annotation gives it.",
+    "split": "ScreenSpot mobile / desktop / web, from the annotation file name.",
+    "data_type": "The source's target type (e.g. text, icon).",
+    "category": "The source's category field.",
+    "element_type": "The source's element type field.",
+    "language": "Language of the screen and instruction (ISO 639-1).",
+    "platform": "Operating system or platform of the screenshot.",
+    "application": "Application shown.",
+    "app_slug": "Short application id.",
+    "app_category": "Application category.",
+    "ui_type": "The source's UI element type.",
+    "ui_style": "The source's UI style.",
+    "group": "The source's group field.",
+    "surface": "The source's surface field.",
+    "difficulty": "The source's difficulty label.",
+    "data_source": "Where the source took the screenshot from.",
+    "instruction_cn": "The source's Chinese instruction, when given.",
+    "description": "UGround's referring expression.",
+    "scale": "UGround's resize factor.",
+    "origin_id": "PointerBench-Pro source_id.",
+    "origin_file": "PointerBench-Pro source_file.",
+    "frame_width": "Width of the coordinate frame of every box and point of the row.",
+    "frame_height": "Height of that coordinate frame.",
+    "layout_id": "Generated suites: the example that every frame size re-lays out.",
+    "eval_type": "The source's own rule name (PointerBench stores iou for coverage/precision).",
+    "eval_bbox": "The box the source evaluates against.",
+    "reference_point": "The source's point (PointerBench), else the box centre.",
+    "raw_bbox": "The box exactly as the source wrote it.",
+    "box_format": "Format of raw_bbox: xyxy, xywh, normalized_xyxy or normalized_xywh.",
+    "box_notes": "normalized (0-1 fractions converted) or clamped (the box left the image).",
+    "other_json": "Any further source keys, as canonical JSON (nothing silently dropped).",
+}
+
 # One GAPartNet candidate part's source facts (the core ``parts`` entry holds box, point, action,
 # joint type, camera-frame axis and its 2-D direction; these are the rest, aligned by ``part_id``).
 GAPARTNET_PART = {
@@ -148,6 +228,26 @@ GAPARTNET_LEFT_OUT = {
     "max_mask_area": Value("int64"),  # its largest mask over the object's views (0 when never visible)
 }
 
+GAPARTNET_PART_DOC = {
+    "part_id": "The URDF link name (matches parts.part_id).",
+    "instance_id": "The link's value in the view's instance segmentation.",
+    "own_joint": "The joint whose child is the link.",
+    "own_joint_type": "That joint's type (fixed for handles, which report their parent's moving joint).",
+    "joint": "The joint that moves the part (empty when none).",
+    "moving_link": "That joint's child link.",
+    "joint_origin_world": "The joint's origin in the world frame at the view's pose; empty when no joint.",
+    "axis_world": "Unit motion axis, world frame; empty when fixed.",
+    "axis_camera": "The same axis in the camera frame (= parts.motion_axis_3d).",
+    "qpos": "The moving joint's position in the view.",
+    "projected_bbox_xyxy": "The posed 3-D box projected into the image and clipped; empty when off-image.",
+    "box_iou": "IoU of the projected box with the mask's tight box.",
+    "mask_coverage": "Share of the mask's pixels inside the projected box.",
+    "projection_mismatch": "The projected box misses the part's own mask.",
+    "instance_assignment": "How the instance id was tied to the link: bbox_pickle or mask_overlap.",
+    "instance_overlap": "mask_overlap only: the mask's overlap with the link's projected box.",
+    "instance_ambiguous": "mask_overlap only: another assignment fits almost as well (not trusted).",
+}
+
 GAPARTNET_EXTRAS = {
     "view_id": _str(),  # render file stem, e.g. StorageFurniture_45780_00_003
     "camera_idx": Value("int32"),
@@ -166,6 +266,24 @@ GAPARTNET_EXTRAS = {
     "left_out": List(GAPARTNET_LEFT_OUT),  # the object's annotated GAParts without a bulk row, and why
 }
 
+GAPARTNET_EXTRAS_DOC = {
+    "view_id": "Render file stem, e.g. StorageFurniture_45780_00_003.",
+    "camera_idx": "Camera index of the view.",
+    "render_idx": "Render index of the view.",
+    "dataset": "partnet or akb48.",
+    "target_link": "URDF link of the target part.",
+    "has_distractor": "At least two candidate parts.",
+    "joint_names": "The view's joints (parallel to joint_qpos).",
+    "joint_qpos": "The view's joint positions.",
+    "camera_position": "Camera centre in the world frame.",
+    "highlight_method": "How the highlighted image was made from the mask; null when clean.",
+    "action_overridden": "The audit file replaced the part-class table's action.",
+    "audit_note": "The audit file's note on the object.",
+    "actions_version": "Version of the part-class to action table.",
+    "parts": "Every candidate part's GAPartNet facts, aligned with parts by part_id.",
+    "left_out": "The object's annotated GAParts without a row, and why.",
+}
+
 # A re-ask (counterfactual_gapartnet, contrast_gapartnet): the same object asked about another part.
 # The core row holds the requested target (``target_part_id``/``target_action``) and the original
 # (``original_target_part_id``/``original_action``); these are the re-ask's own facts.
@@ -181,6 +299,20 @@ REASK_EXTRAS = {
     "requested_visible": Value("bool"),  # the requested part has a mask of at least mask_min_pixels
     "requested_mask_area": Value("int64"),  # its mask's pixels in the image (0 when hidden, null without image)
     "mask_min_pixels": Value("int64"),  # the closed-pose threshold applied (params.yaml contrast.*); null if none
+}
+
+REASK_EXTRAS_DOC = {
+    "construction": "counterfactual (every non-target part) or contrast (mined: another action).",
+    "object_id": "The object re-asked about.",
+    "pair_id": "<object>/<original part>-><requested part>.",
+    "informative": "The requested action differs from the original one.",
+    "transition": "<original action>→<requested action>.",
+    "source_example_id": "The row whose image was reused; null for a fresh render.",
+    "image_origin": "source_row, rerendered_clean, rendered_clean, highlighted_only or placeholder.",
+    "render_error": "Why no clean render could be made; null when one was made or not needed.",
+    "requested_visible": "The requested part has a mask of at least mask_min_pixels.",
+    "requested_mask_area": "The requested part's mask pixels in the image (0 when hidden, null without image).",
+    "mask_min_pixels": "The closed-pose threshold applied; null when none.",
 }
 
 FEATURES = Features(
@@ -223,6 +355,105 @@ FEATURES = Features(
 
 COLUMNS: tuple[str, ...] = tuple(FEATURES)
 
+# Top-level and nested descriptions (a struct's own description, then its fields' table).
+FEATURES_DOC: dict[str, str] = {
+    "example_id": "Unique, stable row id; rows are sorted by it.",
+    "source": "Where the row's material comes from (umd, gapartnet, a GUI source, or groundbench_gui for the "
+    "generated suites).",
+    "stratum": "curated, bulk, counterfactual, contrast or suite; strata are reported separately, never pooled.",
+    "object_id": "The object (UMD tool, GAPartNet object) or screenshot the row shows.",
+    "object_category": "The object's category; null for GUI rows.",
+    "image": "The image, bytes embedded (PNG or JPEG).",
+    "image_sha256": "sha256 of the image bytes (checked by `groundbench verify`).",
+    "width": "Image width, pixels.",
+    "height": "Image height, pixels.",
+    "render": "How the image was made: kind (photo, clean, highlighted, screenshot, placeholder), the highlighted "
+    "part, and the camera when known.",
+    "render.kind": "photo, clean, highlighted, screenshot or placeholder.",
+    "render.highlighted_part_id": "The part drawn highlighted in the image; null when none is.",
+    "render.camera": "Pinhole intrinsics and world-to-camera pose, when known.",
+    "object_bbox_xyxy": "The object's box [x0, y0, x1, y1], pixels; null for GUI rows.",
+    "parts": "Every candidate part (GUI: the target and its neighbour elements) with box, point, action and motion.",
+    "target_part_id": "The part the row asks about (one of parts.part_id).",
+    "target_action": "The target part's action; null for GUI rows.",
+    "original_target_part_id": "Re-asks only: the original row's target part; null otherwise.",
+    "original_action": "Re-asks only: the original target's action; null otherwise.",
+    "conditions": "The prompt conditions valid for the row (empty for GUI rows, which use `gui`).",
+    "instruction": "The GUI command or question; null on object rows (their prompts are in `prompts`).",
+    "answer_type": "point or box: what a GUI answer must be; null on object rows.",
+    "success_rule": "How a GUI answer is judged: point_in_box (edges included) or box_coverage_precision with "
+    "its thresholds.",
+    "success_rule.kind": "point_in_box or box_coverage_precision; null on object rows.",
+    "success_rule.coverage_min": "Least share of the target box an answer box must cover.",
+    "success_rule.precision_min": "Least share of the answer box that must lie on the target.",
+    "exclusion_tags": "Why the row failed a check; such rows stay, documented, with excluded = true.",
+    "excluded": "The row is not scored (see exclusion_tags).",
+    "flags": "Informational flags about the row's target (not exclusions).",
+    "baselines": "Distances of the target point to the image centre and to the object box centre, divided by the "
+    "image diagonal.",
+    "baselines.image_center_distance": "Target point to image centre, divided by the image diagonal.",
+    "baselines.object_center_distance": "Target point to the object box's centre, divided by the image diagonal.",
+    "provenance": "Source files (paths relative to the source root, sha256) and the converter and its version.",
+    "provenance.source_paths": "Source files the row was built from, relative to the source root.",
+    "provenance.source_sha256": "sha256 of each of those files.",
+    "provenance.converter": "The converter that wrote the row.",
+    "provenance.converter_version": "Its version.",
+    "extras": "Source-specific facts; exactly one of umd, gui, gapartnet is set, plus reask on re-asks.",
+    "extras.umd": "UMD facts of the frame.",
+    "extras.gui": "The GUI source's own per-row facts (null where a source lacks the field).",
+    "extras.gapartnet": "GAPartNet facts of the view and its parts.",
+    "extras.reask": "The re-ask's own facts (counterfactual and contrast configs).",
+}
+NESTED_DOCS: dict[str, dict[str, str]] = {
+    "parts": PART_DOC,
+    "render.camera": CAMERA_DOC,
+    "extras.umd": UMD_EXTRAS_DOC,
+    "extras.gui": GUI_EXTRAS_DOC,
+    "extras.gapartnet": GAPARTNET_EXTRAS_DOC,
+    "extras.gapartnet.parts": GAPARTNET_PART_DOC,
+    "extras.reask": REASK_EXTRAS_DOC,
+}
+NESTED_DOCS["extras.gapartnet.left_out"] = {
+    "part_id": "The left-out part's URDF link.",
+    "reason": "never_visible (no view has a mask for it) or below_floor (its largest mask is too small).",
+    "max_mask_area": "Its largest mask over the object's views (0 when never visible).",
+}
+
+# Columns the published folder (data/groundbench/, Parquet) adds to every record at assembly: the
+# Arrow shards stay the schema-validated artifact; these are derived from them and the package.
+PROMPT = {
+    "condition": _str(),
+    "text": _str(),
+    "template_version": _str(),
+    "template_sha256": _str(),
+}
+PUBLISHED_COLUMNS = {
+    "prompts": List(PROMPT),
+    "license": _str(),
+}
+PUBLISHED_DOC: dict[str, str] = {
+    "prompts": "The exact prompt of every condition valid for the row (groundbench.loaders.prompts), with the "
+    "template version and sha256; a condition + /text_only sends the same text without the image. Empty for "
+    "excluded rows, which are never requested.",
+    "license": "The terms of the row's material (its source's licence; GroundBench's own for synthetic samples).",
+}
+NESTED_DOCS["prompts"] = {
+    "condition": "The condition the prompt asks under.",
+    "text": "The prompt text, word for word.",
+    "template_version": "Version of the prompt templates.",
+    "template_sha256": "sha256 over the version and every template file the prompt uses.",
+}
+PUBLISHED_FEATURES = Features({**FEATURES, **PUBLISHED_COLUMNS})
+
+
+def description(path: str) -> str | None:
+    """The description of a field by its dotted path (``parts.bbox_xyxy``, ``extras.gui.language``)."""
+    top = {**FEATURES_DOC, **PUBLISHED_DOC}
+    if path in top:
+        return top[path]
+    parent, _, name = path.rpartition(".")
+    return NESTED_DOCS.get(parent, {}).get(name)
+
 
 def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The exact Arrow schema of a shard: HF features metadata plus the format version.
@@ -234,6 +465,15 @@ def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     facts = {"format_version": FORMAT_VERSION}
     if dataset_version is not None:
         facts["dataset_version"] = dataset_version
+    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
+    return schema.with_metadata(metadata)
+
+
+def published_arrow_schema(dataset_version: str) -> pa.Schema:
+    """The schema of a published Parquet file: the record columns plus ``PUBLISHED_COLUMNS``."""
+    schema = PUBLISHED_FEATURES.arrow_schema
+    metadata = dict(schema.metadata or {})
+    facts = {"format_version": FORMAT_VERSION, "dataset_version": dataset_version}
     metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
     return schema.with_metadata(metadata)
 

@@ -3,6 +3,11 @@
 Every line carries the gate fields ``score`` checks: ``dataset_version`` and ``manifest_sha256``
 (from the published folder's card, ``scoring.gate.folder_gate``) and ``template_sha256``; a harness
 copies them onto its prediction lines.
+
+Reads the published folder only (a local copy or a Hub repo id, resolved by the caller): the image
+bytes are in the rows, so ``images`` (a folder) receives each requested image once, named by its
+sha256, and the request line points at that file; without it the line names the image by sha256
+and size, and the bytes are the row's ``image`` column.
 """
 
 from __future__ import annotations
@@ -11,35 +16,47 @@ import json
 import sys
 from pathlib import Path
 
-from groundbench.atomic import write_text
+from groundbench.atomic import write_bytes, write_text
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import request
-from groundbench.manifests import read_manifest
+from groundbench.published import config_dir, iter_batches
 from groundbench.scoring.conditions import is_known, row_allows
 from groundbench.scoring.gate import folder_gate
-from groundbench.scoring.published import read_config
+
+IMAGE_SUFFIXES = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"))
 
 
-def write_requests(folder: Path, root: Path, config: str, condition: str, out: Path | None) -> int:
+def image_name(sha256: str, data: bytes) -> str:
+    suffix = next((ext for magic, ext in IMAGE_SUFFIXES if data.startswith(magic)), ".bin")
+    return f"{sha256}{suffix}"
+
+
+def write_requests(folder: Path, config: str, condition: str, out: Path | None, images: Path | None = None) -> int:
     """Write the requests (sorted by example id; excluded rows are never requested); returns how many."""
     if not is_known(condition):
         raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
     gate = folder_gate(folder)
-    rows = read_config(folder, config)
     if config not in gate.manifest_sha256:
         raise GroundBenchError(folder / "README.md", f"groundbench.configs.{config}", "expected its manifest_sha256")
-    manifest_path = root / "data" / "manifests" / f"{config}.jsonl"
-    manifest = read_manifest(manifest_path) if manifest_path.is_file() else {}
     lines = []
-    for row in rows:
-        if not row_allows(row, condition):
-            continue
-        entry = manifest.get(row["image_sha256"])
-        image_path = None if entry is None else f"data/images/{entry.store_path()}"
-        line = request(row, config, condition, image_path)
-        line["dataset_version"] = gate.dataset_version
-        line["manifest_sha256"] = gate.manifest_sha256[config]
-        lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
+    written: set[str] = set()
+    for batch in iter_batches(config_dir(folder, config)):
+        for index in range(batch.num_rows):
+            row = batch.slice(index, 1).to_pylist()[0]
+            if not row_allows(row, condition):
+                continue
+            image_path = None
+            if images is not None:
+                data = (row["image"] or {}).get("bytes") or b""
+                name = image_name(row["image_sha256"], data)
+                if name not in written:
+                    write_bytes(images / name, data)
+                    written.add(name)
+                image_path = str(images / name)
+            line = request(row, config, condition, image_path)
+            line["dataset_version"] = gate.dataset_version
+            line["manifest_sha256"] = gate.manifest_sha256[config]
+            lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
         raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
     text = "\n".join(lines) + "\n"

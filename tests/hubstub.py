@@ -1,5 +1,6 @@
-"""A loopback stand-in for the Hugging Face Hub endpoints that ``create_repo``, ``upload_folder`` and
-``create_tag`` call (huggingface_hub 2.x with HF_HUB_DISABLE_XET=1, so every file travels inline).
+"""A loopback stand-in for the Hugging Face Hub endpoints that ``create_repo``, ``upload_folder``,
+``create_tag`` and ``snapshot_download`` (the last commit's files read back) call (huggingface_hub
+2.x with HF_HUB_DISABLE_XET=1, so every file travels inline).
 
 Binds 127.0.0.1 only, answers at most ``max_requests`` requests, and stops itself after ``lifetime``
 seconds, so a hung client can never keep it alive. It records what was uploaded and tagged.
@@ -8,6 +9,7 @@ seconds, so a hung client can never keep it alive. It records what was uploaded 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import threading
 import time
@@ -73,6 +75,18 @@ class HubStub:
         self.deadline = 0.0
         self._thread.join(timeout=5)
 
+    @staticmethod
+    def _send_file(handler: Any, method: str, data: bytes) -> None:
+        """A file download as the Hub answers it: the commit and the file's etag in the headers."""
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/octet-stream")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.send_header("X-Repo-Commit", FAKE_SHA)
+        handler.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+        handler.end_headers()
+        if method == "GET":
+            handler.wfile.write(data)
+
     def handle(self, handler: Any, method: str, body: bytes) -> None:
         path = handler.path.split("?")[0]
         self.requests.append(f"{method} {path}")
@@ -82,6 +96,11 @@ class HubStub:
             repo = f"{payload.get('organization') or 'user'}/{payload['name']}"
             self.repos.add(repo)
             return handler._reply(200, {"url": f"{self.endpoint}/datasets/{repo}", "name": repo})
+        if len(parts) >= 6 and parts[0] == "datasets" and parts[3] == "resolve":  # a file of the last commit
+            name = "/".join(parts[5:])
+            if name not in self.files:
+                return handler._reply(404, {"error": f"no file {name}"}, {"X-Error-Code": "EntryNotFound"})
+            return self._send_file(handler, method, self.files[name])
         if path == "/api/validate-yaml":
             return handler._reply(200, {"errors": [], "warnings": []})
         if len(parts) >= 5 and parts[:2] == ["api", "datasets"]:
@@ -91,11 +110,14 @@ class HubStub:
                 return handler._reply(
                     200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]}
                 )
+            if action == "revision":  # repo_info: the one commit the stub holds
+                siblings = [{"rfilename": name} for name in sorted(self.files)]
+                return handler._reply(200, {"id": repo, "sha": FAKE_SHA, "siblings": siblings, "private": False})
             if action == "tree":
                 return handler._reply(
                     200,
                     [
-                        {"type": "file", "path": p, "size": len(b), "oid": FAKE_SHA}
+                        {"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
                         for p, b in sorted(self.files.items())
                     ],
                 )

@@ -6,6 +6,7 @@ pyarrow and counts with plain Python.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -18,13 +19,14 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
-from groundbench.croissant import parquet_view, validate_croissant
+from groundbench.croissant import validate_croissant
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.shards import ShardWriter
@@ -62,8 +64,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
 
 
 def _table(config: str, root: Path) -> pa.Table:
-    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
-    return pa.concat_tables([ipc.open_file(str(f)).read_all() for f in files])
+    files = sorted((root / "data/groundbench/data" / config).glob("*.parquet"))
+    return pa.concat_tables([pq.read_table(f) for f in files])
 
 
 def _section(text: str, heading: str) -> str:
@@ -110,7 +112,7 @@ def _expected(root: Path, config: str) -> dict:
         "render": Counter((r["render"] or {}).get("kind") or "(none)" for r in rows),
     }
     manifest = [json.loads(line) for line in (root / f"data/manifests/{config}.jsonl").read_text().splitlines()]
-    files = sorted((root / "data/groundbench/data" / config).glob("*.arrow"))
+    files = sorted((root / "data/groundbench/data" / config).glob("*.parquet"))
     digests = sorted({d for r in rows for d in r["provenance"]["source_sha256"]})
     return {
         "rows": rows,
@@ -157,7 +159,7 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
     configs = {row[0]: row for row in _rows(_section(text, "## Configs"))}
     assert set(configs) == {*names, BASELINES}
     derived = _table(BASELINES, built)
-    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.arrow"))
+    derived_bytes = sum(f.stat().st_size for f in (built / "data/groundbench/data" / BASELINES).glob("*.parquet"))
     assert configs[BASELINES][1] == "all"
     assert [int(n) for n in configs[BASELINES][4:]] == [derived.num_rows, 0, 0, 0, derived_bytes]
 
@@ -373,13 +375,17 @@ def test_licences_and_citations_cover_every_source(built: Path) -> None:
     for config in CONFIGS:
         for source in {r["source"] for r in _expected(built, config)["rows"]}:
             assert source_key(source) is not None
-    for source in (*GUI_SOURCES, "groundbench_gui"):
+    for source in GUI_SOURCES:
         info = SOURCES[source]
         assert info.licence and info.citations and all(key in entries for key in info.citations)
+    assert SOURCES["groundbench_gui"].citations == ()  # generated suites: nothing third-party to cite
     citation = _section(text, "## Citation")
     assert "@misc{groundbench," in citation and "@inproceedings{myers2015affordance," in citation
+    dataset = yaml.safe_load((built / "params.yaml").read_text())["dataset"]
+    year, version = str(dataset["date_published"])[:4], dataset["version"]
+    assert f"year         = {{{year}}}" in citation and f"version      = {{{version}}}" in citation
     for key in ("sacco2026pointerbench", "cheng2024seeclick", "wu2025osatlas", "li2025screenspotpro"):
-        assert key in citation  # every GUI source of a built config is cited
+        assert key not in citation  # the GUI configs come from the generated sample: no GUI source was read
     assert "geng2023gapartnet" not in citation  # only sources that contributed rows are cited
     licences = {row[0]: row for row in _rows(_section(text, "## Licences"))}
     generated = licences[SOURCES["groundbench_gui"].title]
@@ -394,7 +400,7 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     document = json.loads((folder / "croissant.json").read_text())
     assert document["version"] == yaml.safe_load((built / "params.yaml").read_text())["dataset"]["version"]
     objects = {d["contentUrl"]: d["sha256"] for d in document["distribution"] if d["@type"] == "cr:FileObject"}
-    derived_files = sorted((folder / "data" / BASELINES).glob("*.arrow"))
+    derived_files = sorted((folder / "data" / BASELINES).glob("*.parquet"))
     assert objects == {
         **{k: v for config in CONFIGS for k, v in _expected(built, config)["shards"].items()},
         **{f"data/{BASELINES}/{f.name}": hashlib.sha256(f.read_bytes()).hexdigest() for f in derived_files},
@@ -404,7 +410,7 @@ def test_croissant_validates_and_its_records_match_the_shards(built: Path, tmp_p
     assert [f["name"] for f in derived_set["field"]] == list(BASELINE_FEATURES)
     assert derived_set["key"] == {"@id": f"{BASELINES}/baseline_id"}
 
-    dataset = mlc.Dataset(jsonld=str(parquet_view(folder, tmp_path / "view")))
+    dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))  # straight from the published Parquet files
     for config in CONFIGS:
         records = list(dataset.records(config))
         table = _table(config, built)
@@ -492,6 +498,8 @@ def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: P
     shutil.copytree(built, root)
     assert run_cli(root, "version", "bump", "minor") == 0  # first bump: no index for 0.1.0 yet
     assert "version: 0.2.0" in (root / "params.yaml").read_text()
+    today = datetime.datetime.now(datetime.UTC).date().isoformat()  # the new version's release date
+    assert str(yaml.safe_load((root / "params.yaml").read_text())["dataset"]["date_published"]) == today
     assert (root / "data/versions/0.2.0.rows.tsv.gz").is_file()
     # Change the data: drop one bulk row, alter one curated row, then bump again.
     shards = root / "data/shards"
@@ -516,8 +524,10 @@ def test_version_bump_writes_a_computed_changelog_and_stamps_everything(built: P
     card = DatasetCard.load(root / "data/groundbench/README.md")
     assert card.data.to_dict()["version"] == "0.2.1"
     assert json.loads((root / "data/groundbench/croissant.json").read_text())["version"] == "0.2.1"
-    for shard in (root / "data/groundbench/data").rglob("*.arrow"):
-        assert dataset_version_of(ipc.open_file(str(shard)).schema) == "0.2.1"
+    files = list((root / "data/groundbench/data").rglob("*"))
+    assert files and all(f.suffix == ".parquet" for f in files if f.is_file())  # only Parquet data files
+    for shard in (root / "data/groundbench/data").rglob("*.parquet"):
+        assert dataset_version_of(pq.read_schema(shard)) == "0.2.1"
 
 
 GAPARTNET_CONFIGS = ("bulk_gapartnet", "contrast_gapartnet", "counterfactual_gapartnet", "curated_gapartnet")
@@ -622,3 +632,84 @@ def test_reask_numbers_in_the_card_equal_the_shards_and_the_summaries(built_gapa
     assert flags[("curated_gapartnet", "box_projection_mismatch")] == 1
     assert ("bulk_gapartnet", "box_projection_mismatch") not in flags
     assert "`data/audits/contrast_pool.yaml`" in text
+
+
+def test_croissant_yields_every_record_set_of_the_gapartnet_build(built_gapartnet: Path) -> None:
+    """The nested `extras` struct (a list of structs inside a struct) and the prompts load through mlcroissant."""
+    import mlcroissant as mlc
+
+    folder = built_gapartnet / "data/groundbench"
+    assert validate_croissant(folder / "croissant.json") == []
+    dataset = mlc.Dataset(jsonld=str(folder / "croissant.json"))
+    for config in (*GAPARTNET_CONFIGS, BASELINES):
+        records = list(dataset.records(config))
+        table = _table(config, built_gapartnet)
+        assert len(records) == table.num_rows > 0
+        if config == BASELINES:
+            assert [r[f"{config}/baseline_id"].decode() for r in records] == table.column("baseline_id").to_pylist()
+            continue
+        for record, row in zip(records, table.drop_columns(["image"]).to_pylist(), strict=True):
+            assert record[f"{config}/example_id"].decode() == row["example_id"]
+            parts = record[f"{config}/extras/gapartnet/parts"]
+            key = f"{config}/extras/gapartnet/parts/part_id"
+            assert [p[key].decode() for p in parts] == [p["part_id"] for p in row["extras"]["gapartnet"]["parts"]]
+            gapartnet = record[f"{config}/extras/gapartnet"]
+            assert gapartnet[f"{config}/extras/gapartnet/view_id"].decode() == row["extras"]["gapartnet"]["view_id"]
+            texts = [p[f"{config}/prompts/text"].decode() for p in record[f"{config}/prompts"]]
+            assert texts == [p["text"] for p in row["prompts"]]
+            if row["extras"]["reask"] is not None:
+                reask = record[f"{config}/extras/reask"]
+                assert reask[f"{config}/extras/reask/pair_id"].decode() == row["extras"]["reask"]["pair_id"]
+            assert record[f"{config}/image"].size == (row["width"], row["height"])
+
+
+def test_field_descriptions_come_from_the_schema(built: Path) -> None:
+    from groundbench.schemas.baselines_features import BASELINE_DOC
+    from groundbench.schemas.features import PUBLISHED_FEATURES, description
+
+    document = json.loads((built / "data/groundbench/croissant.json").read_text())
+
+    def walk(fields: list[dict], config: str) -> list[str]:
+        paths = []
+        for field in fields:
+            path = field["@id"].removeprefix(f"{config}/").replace("/", ".")
+            expected = BASELINE_DOC.get(path) if config == BASELINES else description(path)
+            assert expected and field["description"] == expected, path
+            paths.append(path)
+            paths += walk(field.get("subField", []), config)
+        return paths
+
+    for record_set in document["recordSet"]:
+        walk(record_set["field"], record_set["name"])
+    assert document["datePublished"] and document["url"].startswith("https://")
+    assert document["license"] and any(key.startswith("rai:") for key in document)
+    # the card's Data Fields table lists exactly the published fields, with the same descriptions
+    text = (built / "data/groundbench/README.md").read_text()
+    table = {row[0]: row for row in _rows(_section(text, "## Data Fields"))}
+    expected: list[str] = []
+
+    def dotted(prefix: str, feature: object) -> None:
+        from datasets import List
+
+        for name, sub in feature.items():  # type: ignore[attr-defined]
+            path = f"{prefix}.{name}" if prefix else name
+            expected.append(path)
+            inner = sub.feature if isinstance(sub, List) else sub
+            if isinstance(inner, dict):
+                dotted(path, inner)
+
+    dotted("", PUBLISHED_FEATURES)
+    assert list(table) == expected
+    assert all(table[path][2] == description(path).replace("|", "/") for path in expected)
+
+
+def test_check_card_catches_a_changed_teaser(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    teaser = built / "data/groundbench/assets/teaser.png"
+    original = teaser.read_bytes()
+    assert original.startswith(b"\x89PNG") and "(assets/teaser.png)" in (teaser.parents[1] / "README.md").read_text()
+    try:
+        teaser.write_bytes(original + b"x")
+        assert run_cli(built, "check-card") == 1
+        assert "teaser.png: missing or differs" in capsys.readouterr().out
+    finally:
+        teaser.write_bytes(original)

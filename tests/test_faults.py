@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 import yaml
 from huggingface_hub import DatasetCard
@@ -68,6 +69,10 @@ def _assert_nothing_half_written(root: Path) -> int:
             table = open_shard(shard).read_all()  # a torn Arrow file has no footer and fails here
             assert table.schema.equals(arrow_schema(), check_metadata=False), shard
             assert format_version_of(table.schema) == FORMAT_VERSION, shard
+            checked += 1
+    for published in sorted((root / "data").rglob("*.parquet")):
+        if _visible(published.relative_to(root)):
+            pq.ParquetFile(published).read()  # a torn Parquet file has no footer and fails here
             checked += 1
     for summary in sorted((root / "data").rglob("*.json")):
         if _visible(summary.relative_to(root)):

@@ -21,6 +21,7 @@ from groundbench.converters.umd.splits import read_splits
 from groundbench.embed import image_embedder
 from groundbench.errors import GroundBenchError
 from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
+from groundbench.published import data_files
 from groundbench.shards import ShardWriter, read_table, records_to_batch, shard_files
 from tests.conftest import build_all
 
@@ -39,7 +40,7 @@ def test_parallel_verify_reports_exactly_what_the_serial_one_does(
     clean = verify_module.verify(project / "data", configs, workers=1)
     assert clean.mismatches == [] and clean.checked_images > 0
     _flip_byte(sorted((project / IMAGES).rglob("*.jpg"))[0], 1000)
-    shard = shard_files(project / HF_FOLDER / "data" / "bulk_umd")[0]
+    shard = data_files(project / HF_FOLDER / "data" / "bulk_umd")[0]  # the published Parquet file
     image = read_table(project / SHARDS / "bulk_umd").column("image")[3]["bytes"].as_py()
     _flip_byte(shard, shard.read_bytes().index(image) + 500)
     serial = verify_module.verify(project / "data", configs, workers=1)

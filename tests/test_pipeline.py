@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import scipy.io
 import yaml
@@ -17,9 +18,10 @@ from datasets.exceptions import DatasetGenerationError
 
 from groundbench.manifests import read_manifest
 from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
+from groundbench.published import data_files
 from groundbench.schemas.features import FORMAT_VERSION, format_version_of
 from groundbench.schemas.rules import validate_table
-from groundbench.shards import open_shard, read_table, shard_files
+from groundbench.shards import read_table, shard_files
 from tests.conftest import build_all, digests, run_cli
 
 CONFIGS = ("bulk_umd", "curated_umd")
@@ -90,13 +92,13 @@ def test_yaml_features_equal_every_shard_schema(built: Path) -> None:
     assert {c["config_name"] for c in meta["configs"]} == {*CONFIGS, "baselines"}
     for config in CONFIGS:
         declared = Features._from_yaml_list(infos[config]["features"])
-        shards = shard_files(built / HF_FOLDER / "data" / config)
-        assert shards
-        for shard in shards:
-            schema = open_shard(shard).schema
+        files = data_files(built / HF_FOLDER / "data" / config)
+        assert files and all(f.suffix == ".parquet" for f in files)
+        for path in files:
+            schema = pq.read_schema(path)
             assert declared.arrow_schema.equals(schema, check_metadata=False)
-            assert Features.from_arrow_schema(schema) == declared
-        rows = sum(open_shard(s).read_all().num_rows for s in shards)
+            assert Features.from_arrow_schema(schema) == declared  # the Image feature survives in the metadata
+        rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
         assert infos[config]["splits"][0]["num_examples"] == rows
 
 
@@ -105,8 +107,9 @@ def test_load_dataset_returns_exactly_the_built_rows(built: Path, tmp_path: Path
         loaded = load_dataset(str(built / HF_FOLDER), config, split="test", cache_dir=str(tmp_path / "cache"))
         expected = read_table(built / SHARDS / config)
         assert loaded.num_rows == expected.num_rows
-        got = loaded.data.table.drop_columns(["image"]).to_pylist()
+        got = loaded.data.table.drop_columns(["image", "prompts", "license"]).to_pylist()
         assert got == expected.drop_columns(["image"]).to_pylist()
+        assert loaded.data.table.column("image").to_pylist() == expected.column("image").to_pylist()
         first = loaded[0]
         assert first["image"].size == (first["width"], first["height"])
 
@@ -138,7 +141,7 @@ def test_verify_names_a_tampered_store_image(built: Path, capsys: pytest.Capture
 
 
 def test_verify_names_a_tampered_embedded_image(built: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shard = shard_files(built / HF_FOLDER / "data" / "curated_umd")[0]
+    shard = data_files(built / HF_FOLDER / "data" / "curated_umd")[0]
     data = shard.read_bytes()
     sha = read_table(built / SHARDS / "curated_umd").column("image_sha256")[0].as_py()
     image = read_table(built / SHARDS / "curated_umd").column("image")[0]["bytes"].as_py()
@@ -159,12 +162,12 @@ def test_verify_names_a_tampered_manifest(built: Path, capsys: pytest.CaptureFix
 
 
 def test_a_truncated_shard_fails_to_load_instead_of_losing_rows(built: Path, tmp_path: Path) -> None:
-    shard = shard_files(built / HF_FOLDER / "data" / "bulk_umd")[0]
+    shard = data_files(built / HF_FOLDER / "data" / "bulk_umd")[0]
     shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
     with pytest.raises(DatasetGenerationError) as caught:
         load_dataset(str(built / HF_FOLDER), "bulk_umd", split="test", cache_dir=str(tmp_path / "cache"))
     assert isinstance(caught.value.__cause__, pa.ArrowInvalid)
-    assert "Not an Arrow file" in str(caught.value.__cause__)
+    assert "Parquet" in str(caught.value.__cause__)  # a truncated file has no footer: refused, never short
 
 
 def test_a_null_source_leaves_its_configs_out(project: Path) -> None:

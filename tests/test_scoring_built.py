@@ -19,16 +19,18 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 import yaml
 from datasets import load_dataset
 
 from groundbench.loaders.prompts import template_hash
 from groundbench.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
+from groundbench.published import read_config, write_config
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.vocab import ACTIONS
 from groundbench.scoring.gate import folder_gate
-from groundbench.shards import ShardWriter, read_table, shard_files
+from groundbench.shards import read_table
 from tests.conftest import REPO, run_cli
 
 IDENTITY = ["object_category", "target_part_id", "target_category"]
@@ -269,15 +271,12 @@ def test_sanity_exits_non_zero_on_a_deviation(built: Path, tmp_path: Path, capsy
     root = tmp_path / "copy"
     shutil.copytree(built / HF_FOLDER, root / "data/groundbench")
     folder = root / "data/groundbench/data/baselines"
-    rows = read_table(folder).to_pylist()
+    rows = read_config(root / "data/groundbench", "baselines").to_pylist()
     for row in rows:  # a baselines config whose majority no longer matches the data
         if row["baseline"] == "majority_action" and row["config"] == "bulk_umd":
             row["value"] = 0.5
-    for stale in shard_files(folder):
-        stale.unlink()
-    with ShardWriter(folder, 1 << 30, 256, baselines_arrow_schema(), "baseline_id") as writer:
-        for row in rows:
-            writer.add(row)
+    schema = baselines_arrow_schema("0.1.0")
+    write_config(folder, [pa.RecordBatch.from_pylist(rows, schema=schema)], schema, len(rows))
     assert run_cli(root, "score", "--sanity", "bulk_umd") == 1
     assert "DEVIATION" in capsys.readouterr().out
     assert run_cli(root, "score", "--sanity", "curated_umd") == 0
@@ -298,9 +297,10 @@ def test_requests_for_every_condition(built: Path, tmp_path: Path) -> None:
     prompts: dict[str, list[dict[str, Any]]] = {}
     for condition in conditions:
         out = tmp_path / f"{condition.replace('/', '_')}.jsonl"
-        assert run_cli(built, "requests", "curated_umd", "--condition", condition, "--out", str(out)) == 0
+        images = ["--images", str(tmp_path / "images")]
+        assert run_cli(built, "requests", "curated_umd", "--condition", condition, "--out", str(out), *images) == 0
         again = tmp_path / "again.jsonl"
-        assert run_cli(built, "requests", "curated_umd", "--condition", condition, "--out", str(again)) == 0
+        assert run_cli(built, "requests", "curated_umd", "--condition", condition, "--out", str(again), *images) == 0
         assert out.read_bytes() == again.read_bytes()  # deterministic
         prompts[condition] = [json.loads(line) for line in out.read_text().splitlines()]
         assert len(prompts[condition]) == 5
@@ -319,8 +319,9 @@ def test_requests_for_every_condition(built: Path, tmp_path: Path) -> None:
                 == hashlib.sha256((built / MANIFESTS / "curated_umd.jsonl").read_bytes()).hexdigest()
             )
     for line in prompts["part_named"]:
-        assert line["image"]["path"].startswith("data/images/")
-        assert (built / line["image"]["path"]).is_file()
+        image = Path(line["image"]["path"])  # written by --images from the row's own bytes
+        assert image.parent == tmp_path / "images" and image.suffix == ".jpg"
+        assert hashlib.sha256(image.read_bytes()).hexdigest() == line["image"]["sha256"]
         assert all(action in line["prompt"] for action in ACTIONS)
         assert "absolute pixels" in line["prompt"] and '"box": [x0, y0, x1, y1]' in line["prompt"]
         assert '"grasp" (category: grasp_region)' in line["prompt"]

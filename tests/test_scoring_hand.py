@@ -40,6 +40,7 @@ import pyarrow as pa
 import pytest
 import yaml
 
+from groundbench.published import write_config
 from groundbench.schemas.conditions import ALL_CONDITIONS
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
@@ -48,7 +49,6 @@ from groundbench.scoring.gui_rules import coverage_precision
 from groundbench.scoring.metrics import box_iou, cluster_bootstrap, free_form_actions, selected_parts
 from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, has_answer_fields, parse_response, settle
 from groundbench.scoring.sanity import sanity
-from groundbench.shards import ShardWriter
 from tests.conftest import run_cli
 
 
@@ -340,9 +340,9 @@ HAND_MANIFESTS = {name: f"{index:064x}" for index, name in enumerate(HAND_CONFIG
 def _write_folder(root: Path) -> Path:
     folder = root / "groundbench"
     for name, records in HAND_CONFIGS.items():
-        with ShardWriter(folder / "data" / name, 1 << 30, 64) as writer:
-            for batch in baked(sorted(records, key=lambda r: r["example_id"])).to_batches():
-                writer.add_batch(batch)
+        # a published folder: Parquet data files (their schema metadata carries the format version)
+        rows = baked(sorted(records, key=lambda r: r["example_id"]))
+        write_config(folder / "data" / name, rows.to_batches(), arrow_schema(), 64)
     # The published folder's gate, as `groundbench assemble` writes it into the card's front matter.
     key = {"groundbench": card_key(FORMAT_VERSION, "0.0.0-hand", HAND_MANIFESTS)}
     (folder / "README.md").write_text("---\n" + yaml.safe_dump(key) + "---\n\nhand-made folder\n")

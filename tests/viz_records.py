@@ -167,6 +167,7 @@ def build_umd_project(root: Path, umd_sample: Path) -> Path:
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     assert run_cli(root, "convert", "umd", "--quiet") == 0
     assert run_cli(root, "bake", "curated_umd", "bulk_umd") == 0
+    assert run_cli(root, "assemble") == 0  # preview and sheet read the published folder
     return root
 
 

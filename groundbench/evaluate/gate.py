@@ -19,9 +19,13 @@ def gate_fields(folder: Path, config: str) -> dict[str, str]:
     gate = folder_gate(folder)
     manifest = gate.manifest_sha256.get(config)
     if gate.dataset_version is None:
-        raise GroundBenchError(Path(folder) / "README.md", "groundbench.dataset_version", "the card names no dataset version")
+        raise GroundBenchError(
+            Path(folder) / "README.md", "groundbench.dataset_version", "the card names no dataset version"
+        )
     if manifest is None:
         raise GroundBenchError(
-            Path(folder) / "README.md", f"groundbench.configs.{config}", "the card gives no manifest sha256 for this config"
+            Path(folder) / "README.md",
+            f"groundbench.configs.{config}",
+            "the card gives no manifest sha256 for this config",
         )
     return {"dataset_version": gate.dataset_version, "manifest_sha256": manifest}

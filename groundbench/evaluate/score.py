@@ -15,6 +15,8 @@ from rich.console import Console
 from groundbench.scoring.run import run_score
 
 
-def score_file(predictions: Path, folder: Path, json_out: Path, out: Console, err: Console, subset: bool = False) -> None:
+def score_file(
+    predictions: Path, folder: Path, json_out: Path, out: Console, err: Console, subset: bool = False
+) -> None:
     """Write ``json_out``: the report of ``groundbench score`` on ``predictions`` against ``folder``."""
     run_score(folder, predictions, {"subset": subset}, {"json": json_out}, out, err)
