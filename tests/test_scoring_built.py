@@ -148,17 +148,21 @@ def _expected(config: str, rows: list[dict[str, Any]]) -> dict[tuple[str, str, s
         expected[(config, stratum, condition, "image_center_mean_distance")] = sum(image_d) / n
         expected[(config, stratum, condition, "object_center_mean_distance")] = sum(object_d) / n
         expected[(config, stratum, condition, "image_center_in_target_region")] = (
-            sum(_inside([r["width"] / 2, r["height"] / 2], _target(r)["bbox_xyxy"]) for r in members) / n
+            sum(_in_region(r, [r["width"] / 2, r["height"] / 2]) for r in members) / n
         )
         expected[(config, stratum, condition, "object_center_in_target_region")] = (
-            sum(_inside(_centre(r["object_bbox_xyxy"]), _target(r)["bbox_xyxy"]) for r in members) / n
+            sum(_in_region(r, _centre(r["object_bbox_xyxy"])) for r in members) / n
         )
         # The best constants are optima: at least as good as every constant tried here (each target's own
         # offset at tau; each target box's centre offset in the region), never above 1.
         tried = [sum(math.dist(o, p) <= tau for p in offsets) / n for o in offsets]
         expected[(config, stratum, condition, "best_constant_hit_rate_at_tau")] = ("at least", max(tried))
-        boxes = [[(v - c) / _diag(r) for v, c in zip(_target(r)["bbox_xyxy"], _half(r), strict=True)] for r in members]
-        tried_region = [sum(_inside(_centre(b), other) for other in boxes) / n for b in boxes]
+        # In the region: each target's own point (a pixel centre inside its mask) tried as a constant offset.
+        tried_region = [
+            sum(_in_region(r, [r["width"] / 2 + o[0] * _diag(r), r["height"] / 2 + o[1] * _diag(r)]) for r in members)
+            / n
+            for o in offsets
+        ]
         expected[(config, stratum, condition, "best_constant_in_target_region")] = ("at least", max(tried_region))
     return expected
 
@@ -349,6 +353,48 @@ def _box_area(box: list[float]) -> float:
 
 def _inside(point: list[float], box: list[float]) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def _mask_pixels(part: dict[str, Any]) -> set[tuple[int, int]]:
+    """The part's mask pixels (col, row), expanded from its run lengths pixel by pixel (the card's definition)."""
+    x0, y0, x1, y1 = (int(v) for v in part["visible_bbox_xyxy"])
+    pixels, index = set(), 0
+    for k, run in enumerate(part["mask_rle"]):
+        if k % 2 == 1:
+            pixels.update((x0 + i % (x1 - x0), y0 + i // (x1 - x0)) for i in range(index, index + run))
+        index += run
+    assert index == (x1 - x0) * (y1 - y0)
+    return pixels
+
+
+def _in_region(row: dict[str, Any], point: list[float]) -> bool:
+    """Inside the target's own mask (the point's pixel) where the row has one, else inside its box."""
+    part = _target(row)
+    if part["mask_rle"] is None:
+        return _inside(point, part["bbox_xyxy"])
+    return (math.floor(point[0]), math.floor(point[1])) in _mask_pixels(part)
+
+
+def test_every_part_mask_decodes_to_its_area_and_visible_box(built: Path) -> None:
+    """UMD and GAPartNet parts carry their mask; it holds mask_area pixels whose tight box is the visible
+    box, and the part's own point lies in it. GUI parts and hidden re-ask parts carry none."""
+    seen = Counter()
+    for config in [*CONFIGS, *REASK, *GUI]:
+        for row in read_table(built / SHARDS / config).drop_columns(["image"]).to_pylist():
+            for part in row["parts"]:
+                if config in GUI or part["visible_bbox_xyxy"] is None:
+                    assert part["mask_rle"] is None, (config, row["example_id"], part["part_id"])
+                    continue
+                pixels = _mask_pixels(part)
+                assert len(pixels) == part["mask_area"] > 0
+                cols, rows_ = [c for c, _ in pixels], [r for _, r in pixels]
+                tight = [min(cols), min(rows_), max(cols) + 1, max(rows_) + 1]
+                assert tight == part["visible_bbox_xyxy"], (config, row["example_id"], part["part_id"])
+                assert part["mask_rle"][0] >= 0 and all(c > 0 for c in part["mask_rle"][1:])
+                x, y = part["point_xy"]
+                assert (math.floor(x), math.floor(y)) in pixels  # the point is the mask's interior pixel
+                seen[config] += 1
+    assert all(seen[c] > 0 for c in [*CONFIGS, *REASK]), seen
 
 
 def test_gapartnet_geometry_without_a_name_selects_the_target(built: Path, tmp_path: Path) -> None:
