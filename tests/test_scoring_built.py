@@ -54,7 +54,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     """The default build: every stage of dvc.yaml, both embedded samples (GAPartNet's written by the stage)."""
     root = tmp_path_factory.mktemp("scoring_build") / "project"
     (root / "data" / "audits").mkdir(parents=True)
-    for audit in ("curated_umd.yaml", "curated_gapartnet.yaml"):
+    for audit in ("curated_umd.yaml", "curated_gapartnet.yaml", "contrast_pool.yaml"):
         shutil.copy(REPO / "data/audits" / audit, root / "data/audits" / audit)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = str(umd_sample)
