@@ -231,17 +231,18 @@ def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, 
         else:
             assert got[key]["value"] == pytest.approx(value, abs=1e-12), key
     # Paper section 4.1, Table 1: on curated GAPartNet the conditions that withhold the target's category
-    # (object_named, localization_only) never leak, whatever the in-sample bound says on 9 rows.
+    # (object_named, localization_only) never leak, whatever the in-sample bound says on 10 rows.
     for condition in ("object_named", "localization_only"):
         assert got[("curated_gapartnet", "curated", condition, "text_only_blind_bound")]["leakage"] is False
     # the card prints the same table
     card = (built / HF_FOLDER / "README.md").read_text()
     assert "## Baselines per config, stratum and condition" in card
     assert "| `curated_umd` | curated | part_named | 5 | 1.0000 (grasp) | 1.0000 | 1.0000 | 5/5 | **yes** |" in card
-    # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions
+    # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions;
+    # the sample has 10 curated objects
     assert {k[2] for k in expected if k[0] == "bulk_gapartnet"} == {"localization_shown", "mechanics_shown"}
     assert {got[k]["n"] for k in got if k[0] == "bulk_gapartnet" and k[3] == "majority_action"} == {54}
-    assert {got[k]["n"] for k in got if k[0] == "curated_gapartnet" and k[3] == "majority_action"} == {9}
+    assert {got[k]["n"] for k in got if k[0] == "curated_gapartnet" and k[3] == "majority_action"} == {10}
 
 
 def test_every_rows_baselines_agree_with_a_recomputation(built: Path) -> None:
