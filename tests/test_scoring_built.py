@@ -440,7 +440,7 @@ def test_gapartnet_geometry_without_a_name_selects_the_target(built: Path, tmp_p
     metrics = json.loads((tmp_path / "s.json").read_text())["metrics"]
     exact = [m for m in metrics if m["metric"] == "exact_target_rate"]
     assert len(exact) == 6
-    assert all(m["value"] == 1.0 and m["n"] == 9 for m in exact), exact
+    assert all(m["value"] == 1.0 and m["n"] == 10 for m in exact), exact  # 10 curated objects
 
 
 def test_gapartnet_highlighted_and_excluded_rows(
