@@ -510,7 +510,7 @@ def test_one_prediction_of_n_reports_coverage_and_a_bounded_rate(
     """PointerBench counts a missing answer as a failure: one right answer of n is at most 1/n."""
     requests = _requests(built, tmp_path, "curated_gapartnet", "part_named")
     n = len(requests)
-    assert n == 9
+    assert n == 10  # the sample's 10 curated objects
     rows = {r["example_id"]: r for r in read_table(built / SHARDS / "curated_gapartnet").to_pylist()}
     first = rows[requests[0]["example_id"]]
     lines = _answer_lines(
@@ -521,7 +521,7 @@ def test_one_prediction_of_n_reports_coverage_and_a_bounded_rate(
     missing = tmp_path / "missing.jsonl"
     assert run_cli(built, "score", str(path), "--json", str(out), "--missing", str(missing), "--resamples", "20") == 0
     metrics = {m["metric"]: m for m in json.loads(out.read_text())["metrics"]}
-    assert (metrics["coverage"]["count"], metrics["coverage"]["n"], metrics["coverage"]["detail"]) == (1, n, "1/9")
+    assert (metrics["coverage"]["count"], metrics["coverage"]["n"], metrics["coverage"]["detail"]) == (1, n, "1/10")
     assert metrics["action_accuracy"]["n"] == n and metrics["action_accuracy"]["value"] <= 1 / n
     assert metrics["action_accuracy"]["value"] == pytest.approx(1 / n)  # the one answer is right
     assert metrics["missing_rate"]["count"] == n - 1
@@ -600,7 +600,7 @@ def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_p
         {**line, "parsed": {"action": rows[line["example_id"]]["target_action"]}}
         for line in _answer_lines(requests, "a")
     ]
-    # B is right on the first three rows only: A - B = (9 - 3) / 9 on action accuracy
+    # B is right on the first three rows only: A - B = (10 - 3) / 10 on action accuracy
     wrong = [
         {**line, "parsed": {"action": rows[line["example_id"]]["target_action"] if i < 3 else "none"}}
         for i, line in enumerate(_answer_lines(requests, "b"))
@@ -609,10 +609,10 @@ def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_p
     out = tmp_path / "c.json"
     assert run_cli(built, "compare", str(a), str(b), "--json", str(out), "--resamples", "200") == 0
     entry = next(e for e in json.loads(out.read_text())["differences"] if e["metric"] == "action_accuracy")
-    assert (entry["n"], entry["value_a"], entry["value_b"]) == (9, 1.0, pytest.approx(3 / 9))
-    assert entry["difference"] == pytest.approx(6 / 9)
+    assert (entry["n"], entry["value_a"], entry["value_b"]) == (10, 1.0, pytest.approx(3 / 10))
+    assert entry["difference"] == pytest.approx(7 / 10)
     # every object is one row here: a resample's difference is the share of drawn rows B gets wrong, so the
-    # interval lies inside [0, 1] and, with 6 of 9 objects differing, strictly above 0
+    # interval lies inside [0, 1] and, with 7 of 10 objects differing, strictly above 0
     assert 0 < entry["ci_low"] <= entry["difference"] <= entry["ci_high"] <= 1
 
 
