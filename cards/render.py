@@ -332,6 +332,8 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
             return _number(cell[name]["value"]) if name in cell else "—"
 
         region = " / ".join(value(f"{n}_in_target_region") for n in ("image_center", "object_center", "best_constant"))
+        geometry = b.get("image_center_in_target_region", {}).get("detail")
+        region += f" ({geometry})" if geometry else ""
         singletons = b["singleton_keys"]["detail"] if "singleton_keys" in b else "—"
         lines.append(
             f"| `{config}` | {stratum} | {condition} | {bound['n']} "

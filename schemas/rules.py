@@ -64,6 +64,21 @@ def part_points_inside_image(data: pa.PolarsData) -> pl.LazyFrame:
     return _all_parts(data, ok)
 
 
+def part_masks_cover_their_box(data: pa.PolarsData) -> pl.LazyFrame:
+    """A part's ``mask_rle`` (schemas/masks.py) needs its visible box: runs >= 0 adding up to the box's
+    pixels, 1-runs adding up to ``mask_area``."""
+    rle, box = pl.col("mask_rle"), pl.col("visible_bbox_xyxy")
+    pixels = (box.list.get(2, null_on_oob=True) - box.list.get(0, null_on_oob=True)) * (
+        box.list.get(3, null_on_oob=True) - box.list.get(1, null_on_oob=True)
+    )
+    ok = (
+        (rle.list.min() >= 0)
+        & (rle.list.sum() == pixels)
+        & (rle.list.gather_every(2, offset=1).list.sum() == pl.col("mask_area"))
+    )
+    return _all_parts(data, rle.is_null() | ok)
+
+
 def part_vocabularies(data: pa.PolarsData) -> pl.LazyFrame:
     ok = (
         pl.col("action").is_in(ACTION_VALUES)
@@ -147,6 +162,7 @@ RECORD_SCHEMA = pa.DataFrameSchema(
             parts_not_empty,
             part_boxes_inside_image,
             part_points_inside_image,
+            part_masks_cover_their_box,
             part_vocabularies,
             part_ids_unique_per_row,
             target_names_one_part,

@@ -30,7 +30,9 @@ Per (config, stratum, condition), over the rows being scored (not excluded, cond
   image centre, the object's box centre, and the one constant point that hits the most targets at
   tau, ``scoring.localization``) and the mean distances of the first two.
 - ``*_in_target_region``: the threshold-free figure, the same three constant answers' points inside
-  the target's own region (its box: the rows carry no masks).
+  the target's own region: its mask (``parts.mask_rle``) where the row has one, else its box
+  (``scoring.localization.in_target_region``); ``detail`` names the geometry the rows used
+  ("mask", "box", or both with their row counts).
 - GUI suites (``condition = gui``): ``center_click``, the success rate of a point at the frame's
   centre scored by the row's own official rule (``scoring.gui_rules.centre_click_hit``: box-answer
   rows need a box, so a click never solves them).
@@ -65,6 +67,7 @@ from groundbench.scoring.localization import (
     constant_point,
     hits_at_tau,
     in_target_region,
+    region_geometry,
 )
 
 Row = Mapping[str, Any]
@@ -288,8 +291,10 @@ def condition_baselines(config: str, stratum: str, condition: str, rows: Sequenc
         ),
         _entry(config, stratum, condition, "localization_tau", tau, len(image_d), tau=tau),
     ]
+    geometry = region_geometry(rows)
     for name, value in localization_constants(rows, tau).items():
-        entries.append(_entry(config, stratum, condition, name, rate(value, n), n, tau=tau))
+        detail = geometry if name.endswith("_in_target_region") else None
+        entries.append(_entry(config, stratum, condition, name, rate(value, n), n, tau=tau, detail=detail))
     for name, distances in (("image_center", image_d), ("object_center", object_d)):
         hits = 0 if tau is None else sum(d <= tau for d in distances)
         entries.append(

@@ -11,9 +11,13 @@ is defined in. A *constant point* is one offset c used on every row (the point W
   points on its rim (or centred on one), so the candidates are every target point and every
   intersection of two radius-tau circles around target points.
 - Target region: the answer's point inside the target's own region, a threshold-free figure. The
-  rows carry no pixel masks, so the region is the target's box (for UMD a ``from-mask`` box, the
-  mask's tight box; for GAPartNet the part's box); the constants are scored the same way, the best
-  constant being the offset inside the most target boxes (exact: a sweep over box edges).
+  region is the target's own mask (``parts.mask_rle``, UMD and GAPartNet: the point's pixel
+  (floor(x), floor(y)) is a mask pixel) where the row has one, else its box (``bbox_xyxy``, edges
+  included: GUI, a re-ask part hidden in its image). The constants are scored the same way, the
+  best constant being the offset inside the most target regions. Exact: with boxes only, a sweep
+  over box edges; with masks, every mask pixel and box is a rectangle in the offset frame, and the
+  plane cut at all their edges (each edge value and each open gap between neighbours its own cell,
+  so closed boxes and half-open pixels are both counted right) is counted with 2-D prefix sums.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+from groundbench.schemas import masks
 
 Row = Mapping[str, Any]
 EPS = 1e-12  # distances are compared with <=; the candidates lie exactly on rims
@@ -140,6 +146,21 @@ def hits_at_tau(rows: Sequence[Row], c: Sequence[float] | None, tau: float | Non
     return hits
 
 
+def target_mask(part: Mapping[str, Any]) -> tuple[list[int], list[float]] | None:
+    """(run lengths, visible box) of a part's own mask; None where the row has none."""
+    counts, box = part.get("mask_rle"), part.get("visible_bbox_xyxy")
+    return None if counts is None or not box else (list(counts), list(box))
+
+
+def region_geometry(rows: Sequence[Row]) -> str:
+    """Which region the rows' targets are scored against: "mask", "box", or "mask (k rows), box (m rows)"."""
+    kinds = [target_mask(p) is not None for p in (target_part(r) for r in rows) if p is not None]
+    with_mask = sum(kinds)
+    if with_mask == len(kinds):
+        return "mask" if kinds else "box"
+    return "box" if not with_mask else f"mask ({with_mask} rows), box ({len(kinds) - with_mask} rows)"
+
+
 def target_box_offsets(row: Row) -> tuple[float, float, float, float] | None:
     part = target_part(row)
     if part is None:
@@ -154,10 +175,14 @@ def target_box_offsets(row: Row) -> tuple[float, float, float, float] | None:
 
 
 def in_target_region(row: Row, point: Sequence[float] | None) -> bool:
-    """The point inside the target's region (its box, edges included: the rows carry no masks)."""
+    """The point inside the target's region: a pixel of its own mask where the row has one, else
+    inside its box (edges included)."""
     part = target_part(row)
     if point is None or part is None:
         return False
+    mask = target_mask(part)
+    if mask is not None:
+        return masks.contains(mask[0], mask[1], point)
     x0, x1 = sorted((part["bbox_xyxy"][0], part["bbox_xyxy"][2]))
     y0, y1 = sorted((part["bbox_xyxy"][1], part["bbox_xyxy"][3]))
     return x0 <= point[0] <= x1 and y0 <= point[1] <= y1
@@ -181,8 +206,8 @@ def _between(values: Sequence[float]) -> list[float]:
     return ordered + [(a + b) / 2.0 for a, b in zip(ordered, ordered[1:], strict=False)]
 
 
-def best_constant_in_region(rows: Sequence[Row]) -> tuple[int, tuple[float, float] | None]:
-    """(rows, offset) of the constant point inside the most target boxes, counted by scoring it."""
+def _best_in_boxes(rows: Sequence[Row]) -> tuple[float, float] | None:
+    """The offset inside the most target boxes (a sweep over box edges)."""
     boxes = [b for b in (target_box_offsets(r) for r in rows) if b is not None]
     best, where = 0, None
     for x in _between([v for b in boxes for v in (b[0], b[2])]):
@@ -190,6 +215,80 @@ def best_constant_in_region(rows: Sequence[Row]) -> tuple[int, tuple[float, floa
         count, y = _best_stab(column)
         if count > best and y is not None:
             best, where = count, (x, y)
+    return where
+
+
+# One target region in the offset frame: rectangles (x0, x1, y0, y1), closed (a box) or half-open
+# [x0, x1) x [y0, y1) (mask pixels: a point belongs to pixel (floor(x), floor(y))).
+_Rects = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+
+
+def _region_rects(row: Row) -> _Rects | None:
+    part = target_part(row)
+    if part is None:
+        return None
+    d = math.hypot(row["width"], row["height"])
+    mask = target_mask(part)
+    if mask is None:
+        x0, x1 = sorted((part["bbox_xyxy"][0], part["bbox_xyxy"][2]))
+        y0, y1 = sorted((part["bbox_xyxy"][1], part["bbox_xyxy"][3]))
+        runs = np.array([[y0, x0, x1, y1]], dtype=np.float64)
+        closed = True
+    else:
+        pixel = masks.row_runs(mask[0], mask[1], str(row.get("example_id", "row"))).astype(np.float64)
+        runs = np.column_stack([pixel, pixel[:, 0] + 1.0])  # (row, first col, last col + 1, row + 1)
+        closed = False
+    # The offsets of :func:`offset`, vectorized.
+    cx, cy = row["width"] / 2.0, row["height"] / 2.0
+    return (runs[:, 1] - cx) / d, (runs[:, 2] - cx) / d, (runs[:, 0] - cy) / d, (runs[:, 3] - cy) / d, closed
+
+
+def _cells(values: tuple[np.ndarray, np.ndarray], edges: np.ndarray, closed_end: bool) -> tuple[np.ndarray, np.ndarray]:
+    """First and last cell of each span on an axis cut at ``edges``: cell 2i is the edge value itself,
+    cell 2i + 1 the open gap after it. A half-open span [a, b) stops before b's cell."""
+    lo = 2 * np.searchsorted(edges, values[0])
+    hi = 2 * np.searchsorted(edges, values[1]) - (0 if closed_end else 1)
+    return lo, hi
+
+
+def _best_in_regions(rows: Sequence[Row]) -> tuple[float, float] | None:
+    """The offset inside the most target regions (masks or boxes): counted on the plane cut at every
+    rectangle edge, with a 2-D prefix sum. A row's rectangles are disjoint, so a row counts once."""
+    regions = [r for r in (_region_rects(row) for row in rows) if r is not None]
+    if not regions:
+        return None
+    xs = np.unique(np.concatenate([v for r in regions for v in (r[0], r[1])]))
+    ys = np.unique(np.concatenate([v for r in regions for v in (r[2], r[3])]))
+    spans = [(*_cells((x0, x1), xs, closed), *_cells((y0, y1), ys, closed)) for x0, x1, y0, y1, closed in regions]
+    c0, c1, r0, r1 = (np.concatenate([s[k] for s in spans]) for k in range(4))
+    grid = np.zeros((2 * len(ys) + 1, 2 * len(xs) + 1), dtype=np.int32)
+    np.add.at(grid, (r0, c0), 1)
+    np.add.at(grid, (r0, c1 + 1), -1)
+    np.add.at(grid, (r1 + 1, c0), -1)
+    np.add.at(grid, (r1 + 1, c1 + 1), 1)
+    counts = grid.cumsum(axis=0).cumsum(axis=1)[:-1, :-1]
+    best = counts.max()
+    if best <= 0:
+        return None
+    # Prefer an open cell on both axes: its centre stays inside every region through float round trips.
+    interior = counts[1::2, 1::2]
+    if (interior == best).any():
+        i, j = np.unravel_index(int(np.argmax(interior == best)), interior.shape)
+        row_cell, col_cell = 2 * int(i) + 1, 2 * int(j) + 1
+    else:
+        i, j = np.unravel_index(int(np.argmax(counts == best)), counts.shape)
+        row_cell, col_cell = int(i), int(j)
+
+    def value(cell: int, edges: np.ndarray) -> float:
+        return float(edges[cell // 2]) if cell % 2 == 0 else float((edges[cell // 2] + edges[cell // 2 + 1]) / 2.0)
+
+    return (value(col_cell, xs), value(row_cell, ys))
+
+
+def best_constant_in_region(rows: Sequence[Row]) -> tuple[int, tuple[float, float] | None]:
+    """(rows, offset) of the constant point inside the most target regions, counted by scoring it."""
+    with_mask = any(target_mask(p) is not None for p in (target_part(r) for r in rows) if p is not None)
+    where = _best_in_regions(rows) if with_mask else _best_in_boxes(rows)
     if where is None:
         return 0, None
     return sum(in_target_region(r, constant_point(r, where)) for r in rows), where

@@ -26,7 +26,8 @@ Localization. Distances are from the answer's point (else its box centre) to the
 divided by the image diagonal; a hit is a distance <= tau, with tau computed by
 ``scoring.baselines.localization_tau`` over the rows being scored; a missing point is a miss. Beside
 the paper's tau figure, ``localization_in_target_region`` is threshold-free: the point inside the
-target's own region (``scoring.localization``). Where
+target's own mask, or its box where the row has no mask (``scoring.localization``; ``detail`` says
+which). Where
 the prompt supplied the region, the localization figures measure copying it: they are labelled
 ``measures = echo`` and ``echo_rate`` counts answers reproducing the supplied point or box (every
 coordinate within 0.5 px, so integer rounding of a supplied coordinate still counts as a copy).
@@ -78,6 +79,7 @@ from groundbench.scoring.localization import (
     constant_point,
     hits_at_tau,
     in_target_region,
+    region_geometry,
 )
 from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, STRICT, Answer
 
@@ -90,7 +92,7 @@ NOT_MEASURABLE = (
     "model had no reason to fill)"
 )
 ECHO_NOTE = "the prompt supplied the region: this measures copying it, not localization"
-REGION_NOTE = "threshold-free: the answer's point inside the target's box (rows carry no masks)"
+REGION_NOTE = "threshold-free: the answer's point inside the target's own mask (its box where the row has no mask)"
 
 
 @dataclass(frozen=True)
@@ -427,7 +429,7 @@ def _localization(
             region,
             seed,
             resamples,
-            detail="box",
+            detail=region_geometry(rows),
             baseline_image_center=rate(
                 sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows), n
             ),

@@ -328,7 +328,10 @@ def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
         assert object_hit == _cell(b["object_center_hit_rate_at_tau"]["value"])
         assert best_hit == _cell(b["best_constant_hit_rate_at_tau"]["value"])
         names = ("image_center", "object_center", "best_constant")
-        assert region == " / ".join(_cell(b[f"{name}_in_target_region"]["value"]) for name in names)
+        geometry = b["image_center_in_target_region"]["detail"]
+        rates = " / ".join(_cell(b[f"{name}_in_target_region"]["value"]) for name in names)
+        assert region == f"{rates} ({geometry})"
+        assert geometry in ("mask", "box") or geometry.startswith("mask (")
         assert keys == (", ".join(b["text_only_blind_bound"]["supplied_keys"]) or "(none)")
     # the majority baseline recomputed from the record rows themselves (not excluded, condition valid)
     for config in CONFIGS:

@@ -78,7 +78,12 @@ def _row(example_id: str = "t/1") -> dict[str, Any]:
         render={"kind": "photo", "highlighted_part_id": None, "camera": None},
         object_bbox_xyxy=[0.0, 0.0, 100.0, 50.0],
         parts=[
-            _part("grasp", "grasp", [10.0, 10.0, 20.0, 20.0], [15.5, 15.5]),
+            # A 10 x 10 visible box whose first pixel row is the mask: runs 0, 10 (inside), 90 (outside).
+            {
+                **_part("grasp", "grasp", [10.0, 10.0, 20.0, 20.0], [15.5, 10.5]),
+                "visible_bbox_xyxy": [10.0, 10.0, 20.0, 20.0],
+                "mask_rle": [0, 10, 90],
+            },
             _part("contain", "contain", [30.0, 5.0, 100.0, 50.0], [60.5, 30.5]),
         ],
         target_part_id="grasp",
@@ -117,6 +122,10 @@ def _broken(mutate: str) -> dict[str, Any]:
         row["exclusion_tags"] = ["no_render"]
     elif mutate == "duplicate_part":
         row["parts"][1]["part_id"] = "grasp"
+    elif mutate == "mask_runs_off_the_box":
+        row["parts"][0]["mask_rle"] = [0, 10, 89]
+    elif mutate == "mask_area_differs":
+        row["parts"][0]["mask_area"] = 11
     elif mutate == "no_image_bytes":
         row["image"] = {"bytes": None, "path": "x.jpg"}
     return row
@@ -134,6 +143,8 @@ RULE_OF = {
     "tag_without_excluded": "excluded_iff_tagged",
     "duplicate_part": "part_ids_unique_per_row",
     "no_image_bytes": "image_has_bytes",
+    "mask_runs_off_the_box": "part_masks_cover_their_box",
+    "mask_area_differs": "part_masks_cover_their_box",
 }
 
 

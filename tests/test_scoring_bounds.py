@@ -181,3 +181,97 @@ def test_strict_scores_without_any_lenient_recovery(tmp_path: Path) -> None:
     # r3 was the only right action (by geometry); without its recovery nothing is right
     assert (normal["action_accuracy"]["count"], by_metric["action_accuracy"]["count"]) == (1, 0)
     assert strict.to_dict()["settings"]["strict"] is True
+
+
+# Example M (masks): three rows, three objects, images 600 x 800 (diagonal 1000, centre (300, 400)), so
+# every row shares one pixel frame and a constant offset names the same pixel on each. Each target is an
+# L-shaped mask in a 4 x 4 visible box [x0, y0, x0 + 4, y0 + 4]: the box's left column and bottom row,
+# 7 pixels. Row-major inside the box the crop reads 1000 1000 1000 1111, so the run lengths (starting
+# with a 0-run) are [0, 1, 3, 1, 3, 1, 3, 4]: they add up to 16, the 1-runs to 7.
+#
+#     row  box (x0, y0)   L pixels: column x0 rows y0..y0+3, row y0+3 columns x0..x0+3
+#     m1   (300, 400)     (300, 400..403), (301..303, 403)
+#     m2   (298, 398)     (298, 398..401), (299..301, 401)
+#     m3   (296, 396)     (296, 396..399), (297..299, 399)
+L_RLE = [0, 1, 3, 1, 3, 1, 3, 4]
+CORNERS = {"m/1": (300, 400), "m/2": (298, 398), "m/3": (296, 396)}
+
+
+def _l_part(x0: int, y0: int, with_mask: bool) -> dict[str, Any]:
+    p = part("t", "hinge_door", "pull", [x0, y0, x0 + 4, y0 + 4], [x0 + 0.5, y0 + 3.5])
+    if with_mask:
+        p.update(mask_area=7, visible_bbox_xyxy=[float(v) for v in (x0, y0, x0 + 4, y0 + 4)], mask_rle=L_RLE)
+    return p
+
+
+def example_m(with_mask: bool = True) -> list[dict[str, Any]]:
+    return [
+        record(
+            eid, f"obj_{eid[-1]}", "cabinet", [_l_part(x0, y0, with_mask)], "t", [0, 0, 100, 100], width=600, height=800
+        )
+        for eid, (x0, y0) in CORNERS.items()
+    ]
+
+
+# Answers: m/1 (303.5, 400.5) is pixel (303, 400): inside m1's box, not in its L (row 400 holds column 300
+# only). m/2 (298.2, 401.9) is pixel (298, 401): in m2's L (its column and its bottom row). m/3 (299, 399) is
+# pixel (299, 399): in m3's bottom row. Mask: 2 of 3 (m/2, m/3); box: 3 of 3.
+MASK_ANSWERS = {"m/1": [303.5, 400.5], "m/2": [298.2, 401.9], "m/3": [299, 399]}
+
+
+def test_mask_region_baselines_differ_from_the_box_ones_by_hand() -> None:
+    masked, boxed = rows_of(example_m()), rows_of(example_m(with_mask=False))
+    with_mask = {(b["condition"], b["baseline"]): b for b in config_baselines("hand_m", masked)}
+    with_box = {(b["condition"], b["baseline"]): b for b in config_baselines("hand_m", boxed)}
+    key = ("image_only", "{}_in_target_region")
+    # The image centre (300, 400) is pixel (300, 400): m1's L (its column), not m2's L (column 298, row 401),
+    # outside m3's box pixels (columns 296..299). As a point it is inside all three boxes (m3's corner,
+    # edges included). Mask 1/3, box 3/3.
+    assert with_mask[(key[0], key[1].format("image_center"))]["value"] == pytest.approx(1 / 3)
+    assert with_box[(key[0], key[1].format("image_center"))]["value"] == 1.0
+    # The object centre (50, 50) is far from every target: 0 either way.
+    assert with_mask[(key[0], key[1].format("object_center"))]["value"] == 0.0
+    assert with_box[(key[0], key[1].format("object_center"))]["value"] == 0.0
+    # Best constant. Boxes: (300, 400) lies in all three: 3/3. Masks: m1 and m2 share pixel (300, 401) (m1's
+    # column, m2's bottom row); m2 and m3 share (298, 399) (m2's column, m3's bottom row); m1 and m3 share
+    # no column (300..303 vs 296..299): no pixel lies in all three, so 2/3.
+    assert with_mask[(key[0], key[1].format("best_constant"))]["value"] == pytest.approx(2 / 3)
+    assert with_box[(key[0], key[1].format("best_constant"))]["value"] == 1.0
+    count, where = best_constant_in_region(masked)
+    assert count == 2 and where is not None
+    x, y = constant_point(masked[0], where)
+    assert (int(x), int(y)) in {(300, 401), (298, 399)}
+    # The geometry each figure used is named.
+    assert {with_mask[(key[0], key[1].format(n))]["detail"] for n in ("image_center", "best_constant")} == {"mask"}
+    assert with_box[(key[0], key[1].format("image_center"))]["detail"] == "box"
+    mixed = rows_of([example_m()[0], example_m(with_mask=False)[2]])
+    detail = {(b["condition"], b["baseline"]): b for b in config_baselines("hand_m", mixed)}
+    assert detail[(key[0], key[1].format("image_center"))]["detail"] == "mask (1 rows), box (1 rows)"
+    deviations, _ = sanity("hand_m", masked, config_baselines("hand_m", masked))
+    assert deviations == []
+
+
+def _score_m(root: Path, with_mask: bool) -> dict[str, Any]:
+    from groundbench.scoring import score
+
+    folder = _write_folder(root)
+    with ShardWriter(folder / "data" / "hand_m", 1 << 30, 64) as writer:
+        for batch in baked(example_m(with_mask)).to_batches():
+            writer.add_batch(batch)
+    lines = [
+        {"model": "m", "example_id": eid, "condition": "image_only", "response": json.dumps({"point": p})}
+        for eid, p in MASK_ANSWERS.items()
+    ]
+    report = score(lines, folder=folder, configs=["hand_m"], seed=0, resamples=200)
+    return next(m for m in report.metrics if m["metric"] == "localization_in_target_region")
+
+
+def test_mask_based_localization_by_hand(tmp_path: Path) -> None:
+    masked = _score_m(tmp_path / "mask", with_mask=True)
+    assert (masked["count"], masked["n"], masked["detail"]) == (2, 3, "mask")
+    assert masked["baseline_image_center"] == pytest.approx(1 / 3)
+    assert masked["baseline_object_center"] == 0.0
+    assert masked["baseline_best_constant"] == pytest.approx(2 / 3)
+    boxed = _score_m(tmp_path / "box", with_mask=False)
+    assert (boxed["count"], boxed["n"], boxed["detail"]) == (3, 3, "box")
+    assert (boxed["baseline_image_center"], boxed["baseline_best_constant"]) == (1.0, 1.0)

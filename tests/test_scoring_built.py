@@ -56,7 +56,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     """The default build: every stage of dvc.yaml, both embedded samples (GAPartNet's written by the stage)."""
     root = tmp_path_factory.mktemp("scoring_build") / "project"
     (root / "data" / "audits").mkdir(parents=True)
-    for audit in ("curated_umd.yaml", "curated_gapartnet.yaml"):
+    for audit in ("curated_umd.yaml", "curated_gapartnet.yaml", "contrast_pool.yaml"):
         shutil.copy(REPO / "data/audits" / audit, root / "data/audits" / audit)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = str(umd_sample)
@@ -150,17 +150,21 @@ def _expected(config: str, rows: list[dict[str, Any]]) -> dict[tuple[str, str, s
         expected[(config, stratum, condition, "image_center_mean_distance")] = sum(image_d) / n
         expected[(config, stratum, condition, "object_center_mean_distance")] = sum(object_d) / n
         expected[(config, stratum, condition, "image_center_in_target_region")] = (
-            sum(_inside([r["width"] / 2, r["height"] / 2], _target(r)["bbox_xyxy"]) for r in members) / n
+            sum(_in_region(r, [r["width"] / 2, r["height"] / 2]) for r in members) / n
         )
         expected[(config, stratum, condition, "object_center_in_target_region")] = (
-            sum(_inside(_centre(r["object_bbox_xyxy"]), _target(r)["bbox_xyxy"]) for r in members) / n
+            sum(_in_region(r, _centre(r["object_bbox_xyxy"])) for r in members) / n
         )
         # The best constants are optima: at least as good as every constant tried here (each target's own
         # offset at tau; each target box's centre offset in the region), never above 1.
         tried = [sum(math.dist(o, p) <= tau for p in offsets) / n for o in offsets]
         expected[(config, stratum, condition, "best_constant_hit_rate_at_tau")] = ("at least", max(tried))
-        boxes = [[(v - c) / _diag(r) for v, c in zip(_target(r)["bbox_xyxy"], _half(r), strict=True)] for r in members]
-        tried_region = [sum(_inside(_centre(b), other) for other in boxes) / n for b in boxes]
+        # In the region: each target's own point (a pixel centre inside its mask) tried as a constant offset.
+        tried_region = [
+            sum(_in_region(r, [r["width"] / 2 + o[0] * _diag(r), r["height"] / 2 + o[1] * _diag(r)]) for r in members)
+            / n
+            for o in offsets
+        ]
         expected[(config, stratum, condition, "best_constant_in_target_region")] = ("at least", max(tried_region))
     return expected
 
@@ -229,17 +233,18 @@ def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, 
         else:
             assert got[key]["value"] == pytest.approx(value, abs=1e-12), key
     # Paper section 4.1, Table 1: on curated GAPartNet the conditions that withhold the target's category
-    # (object_named, localization_only) never leak, whatever the in-sample bound says on 9 rows.
+    # (object_named, localization_only) never leak, whatever the in-sample bound says on 10 rows.
     for condition in ("object_named", "localization_only"):
         assert got[("curated_gapartnet", "curated", condition, "text_only_blind_bound")]["leakage"] is False
     # the card prints the same table
     card = (built / HF_FOLDER / "README.md").read_text()
     assert "## Baselines per config, stratum and condition" in card
     assert "| `curated_umd` | curated | part_named | 5 | 1.0000 (grasp) | 1.0000 | 1.0000 | 5/5 | **yes** |" in card
-    # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions
+    # GAPartNet: the excluded rows are not counted; highlighted renders only under the two shown conditions;
+    # the sample has 10 curated objects
     assert {k[2] for k in expected if k[0] == "bulk_gapartnet"} == {"localization_shown", "mechanics_shown"}
     assert {got[k]["n"] for k in got if k[0] == "bulk_gapartnet" and k[3] == "majority_action"} == {54}
-    assert {got[k]["n"] for k in got if k[0] == "curated_gapartnet" and k[3] == "majority_action"} == {9}
+    assert {got[k]["n"] for k in got if k[0] == "curated_gapartnet" and k[3] == "majority_action"} == {10}
 
 
 def test_every_rows_baselines_agree_with_a_recomputation(built: Path) -> None:
@@ -352,6 +357,48 @@ def _inside(point: list[float], box: list[float]) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
+def _mask_pixels(part: dict[str, Any]) -> set[tuple[int, int]]:
+    """The part's mask pixels (col, row), expanded from its run lengths pixel by pixel (the card's definition)."""
+    x0, y0, x1, y1 = (int(v) for v in part["visible_bbox_xyxy"])
+    pixels, index = set(), 0
+    for k, run in enumerate(part["mask_rle"]):
+        if k % 2 == 1:
+            pixels.update((x0 + i % (x1 - x0), y0 + i // (x1 - x0)) for i in range(index, index + run))
+        index += run
+    assert index == (x1 - x0) * (y1 - y0)
+    return pixels
+
+
+def _in_region(row: dict[str, Any], point: list[float]) -> bool:
+    """Inside the target's own mask (the point's pixel) where the row has one, else inside its box."""
+    part = _target(row)
+    if part["mask_rle"] is None:
+        return _inside(point, part["bbox_xyxy"])
+    return (math.floor(point[0]), math.floor(point[1])) in _mask_pixels(part)
+
+
+def test_every_part_mask_decodes_to_its_area_and_visible_box(built: Path) -> None:
+    """UMD and GAPartNet parts carry their mask; it holds mask_area pixels whose tight box is the visible
+    box, and the part's own point lies in it. GUI parts and hidden re-ask parts carry none."""
+    seen = Counter()
+    for config in [*CONFIGS, *REASK, *GUI]:
+        for row in read_table(built / SHARDS / config).drop_columns(["image"]).to_pylist():
+            for part in row["parts"]:
+                if config in GUI or part["visible_bbox_xyxy"] is None:
+                    assert part["mask_rle"] is None, (config, row["example_id"], part["part_id"])
+                    continue
+                pixels = _mask_pixels(part)
+                assert len(pixels) == part["mask_area"] > 0
+                cols, rows_ = [c for c, _ in pixels], [r for _, r in pixels]
+                tight = [min(cols), min(rows_), max(cols) + 1, max(rows_) + 1]
+                assert tight == part["visible_bbox_xyxy"], (config, row["example_id"], part["part_id"])
+                assert part["mask_rle"][0] >= 0 and all(c > 0 for c in part["mask_rle"][1:])
+                x, y = part["point_xy"]
+                assert (math.floor(x), math.floor(y)) in pixels  # the point is the mask's interior pixel
+                seen[config] += 1
+    assert all(seen[c] > 0 for c in [*CONFIGS, *REASK]), seen
+
+
 def test_gapartnet_geometry_without_a_name_selects_the_target(built: Path, tmp_path: Path) -> None:
     """Projected 3-D boxes overlap: the target's own point and box must still select the target itself."""
     rows = [r for r in read_table(built / SHARDS / "curated_gapartnet").drop_columns(["image"]).to_pylist()]
@@ -394,7 +441,7 @@ def test_gapartnet_geometry_without_a_name_selects_the_target(built: Path, tmp_p
     metrics = json.loads((tmp_path / "s.json").read_text())["metrics"]
     exact = [m for m in metrics if m["metric"] == "exact_target_rate"]
     assert len(exact) == 6
-    assert all(m["value"] == 1.0 and m["n"] == 9 for m in exact), exact
+    assert all(m["value"] == 1.0 and m["n"] == 10 for m in exact), exact  # 10 curated objects
 
 
 def test_gapartnet_highlighted_and_excluded_rows(
@@ -464,7 +511,7 @@ def test_one_prediction_of_n_reports_coverage_and_a_bounded_rate(
     """PointerBench counts a missing answer as a failure: one right answer of n is at most 1/n."""
     requests = _requests(built, tmp_path, "curated_gapartnet", "part_named")
     n = len(requests)
-    assert n == 9
+    assert n == 10  # the sample's 10 curated objects
     rows = {r["example_id"]: r for r in read_table(built / SHARDS / "curated_gapartnet").to_pylist()}
     first = rows[requests[0]["example_id"]]
     lines = _answer_lines(
@@ -475,7 +522,7 @@ def test_one_prediction_of_n_reports_coverage_and_a_bounded_rate(
     missing = tmp_path / "missing.jsonl"
     assert run_cli(built, "score", str(path), "--json", str(out), "--missing", str(missing), "--resamples", "20") == 0
     metrics = {m["metric"]: m for m in json.loads(out.read_text())["metrics"]}
-    assert (metrics["coverage"]["count"], metrics["coverage"]["n"], metrics["coverage"]["detail"]) == (1, n, "1/9")
+    assert (metrics["coverage"]["count"], metrics["coverage"]["n"], metrics["coverage"]["detail"]) == (1, n, "1/10")
     assert metrics["action_accuracy"]["n"] == n and metrics["action_accuracy"]["value"] <= 1 / n
     assert metrics["action_accuracy"]["value"] == pytest.approx(1 / n)  # the one answer is right
     assert metrics["missing_rate"]["count"] == n - 1
@@ -554,7 +601,7 @@ def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_p
         {**line, "parsed": {"action": rows[line["example_id"]]["target_action"]}}
         for line in _answer_lines(requests, "a")
     ]
-    # B is right on the first three rows only: A - B = (9 - 3) / 9 on action accuracy
+    # B is right on the first three rows only: A - B = (10 - 3) / 10 on action accuracy
     wrong = [
         {**line, "parsed": {"action": rows[line["example_id"]]["target_action"] if i < 3 else "none"}}
         for i, line in enumerate(_answer_lines(requests, "b"))
@@ -563,10 +610,10 @@ def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_p
     out = tmp_path / "c.json"
     assert run_cli(built, "compare", str(a), str(b), "--json", str(out), "--resamples", "200") == 0
     entry = next(e for e in json.loads(out.read_text())["differences"] if e["metric"] == "action_accuracy")
-    assert (entry["n"], entry["value_a"], entry["value_b"]) == (9, 1.0, pytest.approx(3 / 9))
-    assert entry["difference"] == pytest.approx(6 / 9)
+    assert (entry["n"], entry["value_a"], entry["value_b"]) == (10, 1.0, pytest.approx(3 / 10))
+    assert entry["difference"] == pytest.approx(7 / 10)
     # every object is one row here: a resample's difference is the share of drawn rows B gets wrong, so the
-    # interval lies inside [0, 1] and, with 6 of 9 objects differing, strictly above 0
+    # interval lies inside [0, 1] and, with 7 of 10 objects differing, strictly above 0
     assert 0 < entry["ci_low"] <= entry["difference"] <= entry["ci_high"] <= 1
 
 

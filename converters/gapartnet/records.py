@@ -59,6 +59,7 @@ from groundbench.paths import relative_to
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
 from groundbench.schemas.gapartnet_actions import GAPARTNET_ACTIONS_VERSION, action_of
+from groundbench.schemas.masks import encode_in_box
 
 SOURCE = "gapartnet"
 MISMATCH_TAG = "box_projection_mismatch"
@@ -106,6 +107,7 @@ class PartInView:
     assignment: str | None = None  # how the instance id was tied to the link (instances.py)
     overlap: float | None = None
     ambiguous: bool = False
+    mask_rle: tuple[int, ...] | None = None  # the mask over ``visible`` (schemas/masks.py); None without a mask
 
 
 @dataclass
@@ -271,6 +273,7 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
                 axis_2d=axis_2d,
                 visible=tight,
                 pieces=mask_pieces(mask),
+                mask_rle=tuple(encode_in_box(mask, tight)),  # a slice of the frame: cost of the box only
                 assignment=tie.method,
                 overlap=tie.overlap,
                 ambiguous=tie.ambiguous,
@@ -321,6 +324,7 @@ def _part(p: PartInView, action: str) -> dict[str, object]:
         "visible_bbox_xyxy": list(p.visible) if p.visible else None,
         "projected_bbox_xyxy": list(p.projected) if p.projected else None,
         "mask_pieces": p.pieces,
+        "mask_rle": list(p.mask_rle) if p.mask_rle is not None else None,
     }
 
 

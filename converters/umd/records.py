@@ -134,6 +134,7 @@ def _part(region: Region, secondary: tuple[str, ...]) -> dict[str, object]:
         "visible_bbox_xyxy": list(region.bbox_xyxy),
         "projected_bbox_xyxy": None,
         "mask_pieces": region.pieces,
+        "mask_rle": list(region.mask_rle),
     }
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from groundbench.schemas.masks import encode
 from groundbench.schemas.vocab import UMD_LABELS
 
 
@@ -21,6 +22,7 @@ class Region:
     axis_xy: tuple[float, ...]  # unit principal direction, () when isotropic
     point_in_mask: bool  # checked against the label map itself, not assumed
     pieces: int = 1  # connected pieces (8-connectivity); 2 or more: the box spans a gap (e.g. occlusion)
+    mask_rle: tuple[int, ...] = ()  # the mask over bbox_xyxy (schemas/masks.py)
 
 
 def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
@@ -99,6 +101,7 @@ def region_of(mask: np.ndarray, label_id: int, area: int, offset: tuple[int, int
         axis_xy=axis,
         point_in_mask=inside,
         pieces=int(pieces),
+        mask_rle=tuple(encode(crop)),  # the crop is the tight box: the same pixels as area and bbox_xyxy
     )
 
 
