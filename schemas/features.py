@@ -74,6 +74,8 @@ PART_DOC = {
     "projected_bbox_xyxy": "The part's posed 3-D box projected and clipped to the image (amodal: covers hidden "
     "portions); null without a 3-D box.",
     "mask_pieces": "Connected pieces of the part's mask (8-connectivity); 2 or more = split, e.g. by occlusion.",
+    "mask_rle": "The part's own mask, lossless: lengths of alternating outside/inside pixel runs read row by row "
+    "inside visible_bbox_xyxy, starting with an outside run; null without a mask.",
 }
 
 CAMERA = {
