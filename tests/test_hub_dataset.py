@@ -84,6 +84,9 @@ def real_gui(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "screenspot_pro": None,
     }
     params["gapartnet"]["workers"] = 1
+    # single-part objects give no contrast pair: this source's reviewed pool is empty
+    (root / "data/audits/contrast_pool.yaml").write_text("pairs: []\n")
+    params["contrast"]["pool"] = "data/audits/contrast_pool.yaml"
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     for name in ("umd", "gapartnet", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"):
         assert run_cli(root, "convert", name, "--quiet") == 0
@@ -267,7 +270,10 @@ def test_requests_and_score_run_from_a_copy_of_the_published_folder_alone(built_
             target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
             answer = {"part": target["part_id"], "action": target["action"], "point": target["point_xy"]}
             handle.write(
-                json.dumps({"example_id": line["example_id"], "condition": "part_named", "parsed": answer}) + "\n"
+                json.dumps(
+                    {"example_id": line["example_id"], "condition": "part_named", "model": "oracle", "parsed": answer}
+                )
+                + "\n"
             )
     scored = subprocess.run(
         [
@@ -319,13 +325,16 @@ def test_load_config_checks_the_format_version(
         load_config("curated_umd", cache_dir=tmp_path / "cache")
 
 
-@pytest.mark.parametrize(("data", "ok"), [(FORMAT_VERSION, True), ("0.9.0", False), ("1.9.0", False), ("2.0.0", False)])
+@pytest.mark.parametrize(
+    ("data", "ok"), [("1.2.0", True), ("1.1.0", True), ("0.9.0", False), ("1.9.0", False), ("2.0.0", False)]
+)
 def test_version_compatibility_rule(data: str, ok: bool) -> None:
+    """A package reading format 1.2.0: same or older minor reads, another major or a newer minor stops."""
     if ok:
-        check_version_compatibility("folder", data, "1.0.0")
+        check_version_compatibility("folder", data, "1.2.0")
         return
     with pytest.raises(GroundBenchError, match="format_version"):
-        check_version_compatibility("folder", data, "1.0.0")
+        check_version_compatibility("folder", data, "1.2.0")
 
 
 def test_pull_without_a_remote_says_so_in_one_line(tmp_path: Path) -> None:

@@ -24,12 +24,13 @@ from typing import Any
 
 import pytest
 
+from groundbench.published import write_config
+from groundbench.schemas.features import arrow_schema
 from groundbench.scoring.baselines import category_leakage, config_baselines, loo_blind_bound, singleton_keys
 from groundbench.scoring.bootstrap import rate_interval
 from groundbench.scoring.conditions import supplied_keys
 from groundbench.scoring.localization import best_constant_at_tau, best_constant_in_region, constant_point
 from groundbench.scoring.sanity import sanity
-from groundbench.shards import ShardWriter
 from tests.test_scoring_hand import EXAMPLE_A, _write_folder, baked, part, record
 
 XS = [220, 224, 230, 420, 438, 460]
@@ -111,9 +112,7 @@ def scored_b(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
     root = tmp_path_factory.mktemp("bounds")
     folder = _write_folder(root)
 
-    with ShardWriter(folder / "data" / "hand_b", 1 << 30, 64) as writer:
-        for batch in baked(EXAMPLE_B).to_batches():
-            writer.add_batch(batch)
+    write_config(folder / "data" / "hand_b", baked(EXAMPLE_B).to_batches(), arrow_schema(), 64)
     answers = {
         "b/1": '{"action": "push", "point": [225, 400]}',  # 5 px: within tau; inside [210,230]: region hit
         "b/2": '{"action": "push", "point": [234, 410]}',  # the box's corner: region hit (edges); 14.1 px
@@ -255,9 +254,7 @@ def _score_m(root: Path, with_mask: bool) -> dict[str, Any]:
     from groundbench.scoring import score
 
     folder = _write_folder(root)
-    with ShardWriter(folder / "data" / "hand_m", 1 << 30, 64) as writer:
-        for batch in baked(example_m(with_mask)).to_batches():
-            writer.add_batch(batch)
+    write_config(folder / "data" / "hand_m", baked(example_m(with_mask)).to_batches(), arrow_schema(), 64)
     lines = [
         {"model": "m", "example_id": eid, "condition": "image_only", "response": json.dumps({"point": p})}
         for eid, p in MASK_ANSWERS.items()

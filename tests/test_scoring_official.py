@@ -23,9 +23,11 @@ import pytest
 import yaml
 
 from groundbench.converters.gui.convert import GuiParams, convert_pointerbench
+from groundbench.published import write_config
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring import score
 from groundbench.scoring.gate import card_key
+from groundbench.shards import read_table
 from tests.test_gui_real import FIXTURES, blank_png
 
 SUITES = {"gui_sheets": "pointerbench-sheets", "gui_text": "pointerbench-text", "gui_pro": "pointerbench-pro"}
@@ -113,7 +115,11 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
             record = json.loads(line)
             (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
     published = root / "groundbench"
-    assert convert_pointerbench(sources, published / "data", GuiParams(), progress=False) == dict.fromkeys(SUITES, 500)
+    interim = root / "interim"
+    assert convert_pointerbench(sources, interim, GuiParams(), progress=False) == dict.fromkeys(SUITES, 500)
+    for name in SUITES:  # published as `groundbench assemble` does: Parquet data files
+        table = read_table(interim / name)
+        write_config(published / "data" / name, table.to_batches(), table.schema, 64)
     manifests = {name: f"{index:064x}" for index, name in enumerate(sorted(SUITES))}
     key = {"groundbench": card_key(FORMAT_VERSION, "0.0.0-test", manifests)}
     (published / "README.md").write_text("---\n" + yaml.safe_dump(key) + "---\n")
