@@ -239,8 +239,13 @@ def test_gapartnet_pages_filter_the_default_builds_rows(visit: Visit, built: Pat
     assert page.inner_text("#highlighted") == f"render highlights part {row['render']['highlighted_part_id']}"
     assert visit.broken_images() == []
 
+    # Curated keeps every audited target: the planted wrong-frame object is flagged there, not excluded.
     curated = list(iter_rows(built / "data/shards/curated_gapartnet"))
+    assert sum(r["excluded"] for r in curated) == 0
     page = visit.open("curated_gapartnet/index.html")
-    page.select_option("#filter-status", "excluded")
-    assert _shown(page) == sum(r["excluded"] for r in curated) == 1
+    page.select_option("#filter-status", "included")
+    assert _shown(page) == len(curated)
+    visible = {f.get_attribute("data-id") for f in page.locator("figure.row:visible").all()}
+    flagged = {r["example_id"] for r in curated if "box_projection_mismatch" in (r["flags"] or [])}
+    assert len(flagged) == 1 and flagged <= visible and all("900010" in e for e in flagged)
     assert visit.problems == []
