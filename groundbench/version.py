@@ -143,7 +143,8 @@ def bump(root: Path, shards_root: Path, configs: list[str], part: str) -> tuple[
         raise GroundBenchError(params_path, "dataset.version", "could not find the version line to update")
     # The new version is released today: its date (croissant.json datePublished, the BibTeX year).
     today = datetime.datetime.now(datetime.UTC).date().isoformat()
-    dated = re.compile(r'^([ \t]+date_published:[ \t]*)"?[0-9-]+"?', re.M)
+    # Quoted either way (a params.yaml rewritten by a YAML dumper single-quotes the date).
+    dated = re.compile(r"""^([ \t]+date_published:[ \t]*)["']?[0-9-]+["']?""", re.M)
     updated = dated.sub(lambda m: f'{m.group(1)}"{today}"', updated, count=1)
     write_text(params_path, updated)
     return new, changes
