@@ -2,9 +2,8 @@
 
 Keyed by the rows' ``source`` value (or a config's registry source); :func:`source_info` also accepts
 longer spellings such as ``screenspot_pro`` or ``pointerbench-text`` by longest matching prefix.
-The licence texts were read from each source's repository or dataset card (see the research notes
-in ../shared/research/ and fixtures' SOURCES.md files); a source missing here is printed as
-uncatalogued, and the card test fails until it is added.
+The licence texts were read from each source's repository or dataset card; a source missing here
+is printed as uncatalogued, and the card test fails until it is added.
 """
 
 from __future__ import annotations

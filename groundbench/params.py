@@ -12,7 +12,7 @@ from groundbench.errors import GroundBenchError
 PARAMS_FILE = "params.yaml"
 SAMPLE = "sample"
 
-# Sources whose key under `sources:` is nested (DESIGN.md: sources.gui.<name>); their embedded
+# Sources whose key under `sources:` is nested (sources.gui.<name>); their embedded
 # sample lives in the matching nested folder (<sample.root>/gui/<name>).
 NESTED_SOURCES = {
     "pointerbench": "gui.pointerbench",

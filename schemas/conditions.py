@@ -32,7 +32,7 @@ EDGES: tuple[tuple[str, str], ...] = (
 ALL_CONDITIONS: tuple[str, ...] = tuple(CONDITIONS)
 
 # A target-highlighted render shows where the target is, so only conditions that supply the
-# region anyway stay valid (DESIGN.md, bulk_gapartnet).
+# region anyway stay valid (bulk_gapartnet).
 HIGHLIGHT_SAFE: tuple[str, ...] = ("localization_shown", "mechanics_shown")
 
 

@@ -1,4 +1,4 @@
-"""GAPartNet part class -> action: the default table (DESIGN.md). Versioned: change it, bump the version.
+"""GAPartNet part class -> action: the default table. Versioned: change it, bump the version.
 
 The audit file (``data/audits/curated_gapartnet.yaml``) may override the action of an audited
 object's target; the summary and the card report per-action counts, so the table's effect is

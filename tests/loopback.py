@@ -15,11 +15,12 @@ import json
 import threading
 import time
 import urllib.parse
+from abc import ABC, abstractmethod
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-class _Server:
+class _Server(ABC):
     def __init__(self, lifetime: float) -> None:
         owner = self
 
@@ -56,8 +57,9 @@ class _Server:
         self.deadline = 0.0
         self._thread.join(timeout=5)
 
+    @abstractmethod
     def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
-        raise NotImplementedError
+        """Answer one request (each server: its own routes)."""
 
     @staticmethod
     def send_body(
