@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundbench.parallel import worker_count
+from groundbench.core.parallel import worker_count
 
 GB = 1_000_000_000  # decimal, as the "1.5 GB"
 RSS_POLL_SECONDS = 0.1

@@ -49,7 +49,7 @@ from measure import (  # benchmarks/ is on sys.path when this file runs as a scr
 )
 from sources import Built, build_gapartnet, build_gui, build_umd, folder_files, gui_available
 
-from groundbench.parallel import chunks, worker_count
+from groundbench.core.parallel import chunks, worker_count
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_JSON = REPO / "benchmarks" / "results" / "run.json"
@@ -160,7 +160,7 @@ def params_for(built: dict[str, Built], work: Path) -> dict[str, Any]:
 
 def convert_sources(source: str) -> list[str]:
     """The pipeline's converter keys for a source ("gui" may be several: pointerbench, screenspot, ...)."""
-    from groundbench.pipeline import CONVERTERS
+    from groundbench.stages.pipeline import CONVERTERS
 
     if source in CONVERTERS:
         return [source]
@@ -168,7 +168,7 @@ def convert_sources(source: str) -> list[str]:
 
 
 def configs_of_source(source: str) -> list[str]:
-    from groundbench.registry import CONFIGS
+    from groundbench.core.registry import CONFIGS
 
     keys = set(convert_sources(source))
     return [c.name for c in CONFIGS if c.source in keys or c.source.split(".")[0] == source]
@@ -230,7 +230,7 @@ def child_floor(built: Built, kind: str, write_dir: str | None, factor: float) -
 
 
 def child_convert(root: str, params: dict[str, Any], source: str) -> Usage:
-    from groundbench.pipeline import run_convert
+    from groundbench.stages.pipeline import run_convert
 
     def run() -> dict[str, Any]:
         rows: dict[str, Any] = {}
@@ -256,7 +256,7 @@ def child_obvious(section_source: str, built: Built, out: str) -> Usage:
 
 
 def child_stage(root: str, params: dict[str, Any], stage: str, config: str | None) -> Usage:
-    from groundbench import pipeline
+    from groundbench.stages import pipeline
 
     def run() -> dict[str, Any]:
         if stage == "bake":
@@ -273,7 +273,7 @@ def child_stage(root: str, params: dict[str, Any], stage: str, config: str | Non
 
 
 def child_verify(data: str, configs: list[str]) -> Usage:
-    from groundbench.verify import verify
+    from groundbench.stages.verify import verify
 
     def run() -> dict[str, Any]:
         report = verify(Path(data), configs)
@@ -308,7 +308,7 @@ def child_load(folder: str, config: str, cache: str) -> Usage:
 
 def child_pyarrow(shards: str) -> Usage:
     def run() -> dict[str, Any]:
-        from groundbench.published import iter_batches  # the published Parquet files, memory-mapped
+        from groundbench.core.published import iter_batches  # the published Parquet files, memory-mapped
 
         return {"rows": sum(batch.num_rows for batch in iter_batches(Path(shards)))}
 
@@ -669,7 +669,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         report["peak_rss"][f"convert {section.source}"] = result["conversion"]["peak_rss_bytes"]
     # Configs the converters wrote; derived configs made by later stages (e.g. counterfactual_gapartnet,
     # contrast_gapartnet) are not part of this benchmark.
-    from groundbench.registry import BY_NAME
+    from groundbench.core.registry import BY_NAME
 
     configs = [
         c for s in sections for c in configs_of_source(s.source)

@@ -23,7 +23,7 @@ from pathlib import Path
 import umd_bench
 
 from groundbench.converters.gapartnet.layout import VIEW_KINDS, VIEW_NAME
-from groundbench.converters.gapartnet.sample import SAMPLE_OBJECTS, write_sample
+from groundbench.samples.gapartnet import SAMPLE_OBJECTS, write_sample
 
 FULL_GAPARTNET_OBJECTS = 1_046
 FULL_GUI_PER_SUITE = 500
@@ -152,14 +152,14 @@ def _audit_entries() -> dict[str, dict[str, str]]:
 
 def gui_available() -> bool:
     try:
-        import groundbench.converters.gui.generate.write  # noqa: F401
+        import groundbench.samples.gui.write  # noqa: F401
     except ImportError:
         return False
     return True
 
 
 def build_gui(work: Path, scale: float) -> Built:
-    from groundbench.converters.gui.generate.write import GuiSampleParams, generate
+    from groundbench.samples.gui.write import GuiSampleParams, generate
 
     started = time.perf_counter()
     per_suite = max(2, round(FULL_GUI_PER_SUITE * scale))

@@ -43,7 +43,8 @@ from measure import (  # benchmarks/measure.py: run as a script, this folder is 
     versions,
 )
 
-from groundbench.converters.umd.sample import (
+from groundbench.core.parallel import chunks, worker_count
+from groundbench.samples.umd import (
     CONTAIN,
     CUT,
     GRASP,
@@ -60,7 +61,6 @@ from groundbench.converters.umd.sample import (
     draw_labels,
     mat_bytes,
 )
-from groundbench.parallel import chunks, worker_count
 
 # The converter (pyarrow, ~175 MB resident) and rich are imported inside the functions that use them:
 # spawned workers re-import this script, and the floor's workers must not pay for the converter.

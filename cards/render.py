@@ -17,7 +17,7 @@ from groundbench.cards.sources import GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
 if TYPE_CHECKING:
-    from groundbench.facts import DatasetFacts
+    from groundbench.stages.facts import DatasetFacts
 
 # The DVC-built card cannot hold the git commit: a commit hash inside a DVC-tracked output would
 # change with every commit, so `dvc repro` could never reproduce the committed dvc.lock. The line

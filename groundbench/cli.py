@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 console = Console(stderr=True)
 # Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
@@ -24,13 +24,13 @@ def _root(args: argparse.Namespace) -> Path:
 
 
 def _params(args: argparse.Namespace) -> dict:
-    from groundbench.params import load_params
+    from groundbench.core.params import load_params
 
     return load_params(_root(args))
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_sample
+    from groundbench.stages.pipeline import run_sample
 
     frames = run_sample(_root(args), _params(args), args.source)
     console.print(f"wrote the embedded {args.source} sample: {frames} frames")
@@ -41,7 +41,7 @@ def cmd_generate_gui(args: argparse.Namespace) -> int:
     params = _params(args)
     if args.examples is not None:
         params.setdefault("sample", {}).setdefault("gui", {})["examples_per_suite"] = args.examples
-    from groundbench.pipeline import _sample_gui
+    from groundbench.stages.pipeline import _sample_gui
 
     written = _sample_gui(_root(args), params, progress=not args.quiet)
     console.print(f"wrote the generated GUI suites: {written} screenshots (PointerBench format + ScreenSpot files)")
@@ -49,7 +49,7 @@ def cmd_generate_gui(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_convert
+    from groundbench.stages.pipeline import run_convert
 
     counts = run_convert(_root(args), _params(args), args.source, progress=not args.quiet)
     if not counts:
@@ -60,7 +60,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_derive
+    from groundbench.stages.pipeline import run_derive
 
     summary = run_derive(_root(args), _params(args), args.construction, progress=not args.quiet)
     if not summary:
@@ -75,7 +75,7 @@ def cmd_derive(args: argparse.Namespace) -> int:
 
 
 def cmd_bake(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_bake
+    from groundbench.stages.pipeline import run_bake
 
     for config in args.configs:
         result = run_bake(_root(args), _params(args), config)
@@ -86,7 +86,7 @@ def cmd_bake(args: argparse.Namespace) -> int:
 
 
 def cmd_baselines(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_baselines
+    from groundbench.stages.pipeline import run_baselines
 
     rows = run_baselines(_root(args), _params(args))
     console.print(f"baselines: {rows} rows (one per config, stratum, condition and baseline)")
@@ -94,7 +94,7 @@ def cmd_baselines(args: argparse.Namespace) -> int:
 
 
 def cmd_store(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_store
+    from groundbench.stages.pipeline import run_store
 
     images, size = run_store(_root(args))
     console.print(f"image store: {images} images, {size} bytes")
@@ -102,7 +102,7 @@ def cmd_store(args: argparse.Namespace) -> int:
 
 
 def cmd_assemble(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import run_assemble
+    from groundbench.stages.pipeline import run_assemble
 
     facts = run_assemble(_root(args), _params(args))
     console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
@@ -111,7 +111,7 @@ def cmd_assemble(args: argparse.Namespace) -> int:
 
 def cmd_summary(args: argparse.Namespace) -> int:
     from groundbench.cards.render import synthetic_notice
-    from groundbench.pipeline import built_configs, collect_facts, synthetic_configs
+    from groundbench.stages.pipeline import built_configs, collect_facts, synthetic_configs
 
     built = set(built_configs(_root(args)))
     notice = synthetic_notice([name for name in synthetic_configs(_params(args)) if name in built])
@@ -131,9 +131,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _print_gui_facts(root: Path) -> None:
-    from groundbench.converters.gui.facts import gui_facts, is_gui
-    from groundbench.pipeline import SHARDS, absent_reasons, built_configs
-    from groundbench.registry import CONFIGS
+    from groundbench.core.registry import CONFIGS
+    from groundbench.stages.gui_facts import gui_facts, is_gui
+    from groundbench.stages.pipeline import SHARDS, absent_reasons, built_configs
 
     gui = [c.name for c in CONFIGS if is_gui(c.source)]
     built = [name for name in built_configs(root) if name in gui]
@@ -171,8 +171,8 @@ def _print_gui_facts(root: Path) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from groundbench.pipeline import built_configs
-    from groundbench.verify import verify
+    from groundbench.stages.pipeline import built_configs
+    from groundbench.stages.verify import verify
 
     root = _root(args)
     configs = args.configs or built_configs(root)
@@ -190,10 +190,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_preview(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundbench.atomic import write_bytes
-    from groundbench.preview import preview_png
-    from groundbench.published import iter_rows
-    from groundbench.rows import file_stem, parse_where, select
+    from groundbench.core.atomic import write_bytes
+    from groundbench.core.published import iter_rows
+    from groundbench.review.preview import preview_png
+    from groundbench.review.rows import file_stem, parse_where, select
 
     root = _root(args)
     folder = _data_folder(args)
@@ -220,10 +220,10 @@ def cmd_preview(args: argparse.Namespace) -> int:
 def cmd_sheet(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from groundbench.atomic import atomic_dir
-    from groundbench.published import iter_rows
-    from groundbench.rows import parse_where, select
-    from groundbench.sheet import SheetLayout, pages
+    from groundbench.core.atomic import atomic_dir
+    from groundbench.core.published import iter_rows
+    from groundbench.review.rows import parse_where, select
+    from groundbench.review.sheet import SheetLayout, pages
 
     root = _root(args)
     where = [parse_where(t) for t in args.where]
@@ -242,11 +242,11 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from groundbench.params import get
-    from groundbench.pipeline import built_configs
-    from groundbench.registry import BY_NAME
-    from groundbench.report.build import ConfigSource, ReportSettings, build_report
-    from groundbench.rows import config_folder, iter_rows
+    from groundbench.core.params import get
+    from groundbench.core.registry import BY_NAME
+    from groundbench.review.report.build import ConfigSource, ReportSettings, build_report
+    from groundbench.review.rows import config_folder, iter_rows
+    from groundbench.stages.pipeline import built_configs
 
     root = _root(args)
     knobs = get(_params(args), "report")
@@ -267,7 +267,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def _data_folder(args: argparse.Namespace) -> Path:
     """``--data``: a published folder (relative to --root when it lies there, else as given) or a Hub repo id;
     its format version is checked before any row is read."""
-    from groundbench.published import check_format_version, resolve_folder
+    from groundbench.core.published import check_format_version, resolve_folder
 
     folder = resolve_folder(args.data, _root(args))
     check_format_version(folder)
@@ -375,10 +375,10 @@ STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "s
 
 
 def _check_card(root: Path) -> list[str]:
-    from groundbench.cardcheck import check_folder
-    from groundbench.params import load_params
-    from groundbench.pipeline import HF_FOLDER, MANIFESTS, facts_meta, published_configs
-    from groundbench.registry import BY_NAME
+    from groundbench.core.params import load_params
+    from groundbench.core.registry import BY_NAME
+    from groundbench.stages.cardcheck import check_folder
+    from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, facts_meta, published_configs
 
     configs = [BY_NAME[name] for name in sorted(published_configs(root))]
     return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
@@ -393,10 +393,10 @@ def cmd_check_card(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from groundbench.params import get
-    from groundbench.pipeline import HF_FOLDER, built_configs
-    from groundbench.publish import git_commit, plan, preflight, upload
-    from groundbench.verify import verify
+    from groundbench.core.params import get
+    from groundbench.stages.pipeline import HF_FOLDER, built_configs
+    from groundbench.stages.publish import git_commit, plan, preflight, upload
+    from groundbench.stages.verify import verify
 
     root = _root(args)
     version = str(get(_params(args), "dataset.version"))
@@ -408,7 +408,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if problems:
         console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
         return 1
-    from groundbench.published import CARD_KEY, card_metadata
+    from groundbench.core.published import CARD_KEY, card_metadata
 
     synthetic = card_metadata(folder).get("synthetic_configs") or []
     if synthetic and not args.allow_synthetic:
@@ -432,9 +432,9 @@ def cmd_publish(args: argparse.Namespace) -> int:
 
 
 def cmd_pull(args: argparse.Namespace) -> int:
-    from groundbench.dvcpull import pull_config
-    from groundbench.registry import BY_NAME
+    from groundbench.core.registry import BY_NAME
     from groundbench.schemas.baselines_features import BASELINES_CONFIG
+    from groundbench.stages.dvcpull import pull_config
 
     names = sorted([*BY_NAME, BASELINES_CONFIG])
     if args.config not in names:
@@ -487,9 +487,9 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_version(args: argparse.Namespace) -> int:
-    from groundbench.params import get
-    from groundbench.pipeline import SHARDS, built_configs
-    from groundbench.version import bump
+    from groundbench.core.params import get
+    from groundbench.stages.pipeline import SHARDS, built_configs
+    from groundbench.stages.version import bump
 
     root = _root(args)
     if args.action == "show":
@@ -844,7 +844,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command in STAGES:
-            from groundbench.pipeline import clear_leftovers
+            from groundbench.stages.pipeline import clear_leftovers
 
             clear_leftovers(_root(args))
         return int(args.func(args))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from datasets import Dataset, load_dataset
 
-from groundbench.published import SPLIT, check_format_version, resolve_folder
+from groundbench.core.published import SPLIT, check_format_version, resolve_folder
 
 
 def load_config(config: str, folder: str | Path | None = None, cache_dir: str | Path | None = None) -> Dataset:

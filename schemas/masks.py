@@ -24,7 +24,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 FIELD = "parts.mask_rle"
 

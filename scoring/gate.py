@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from groundbench import __version__
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 CARD_KEY = "groundbench"
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
 from groundbench.scoring.conditions import FREE_FORM, GUI, base_condition, is_known, row_allows
 from groundbench.scoring.gate import Gate, line_gate_fields, mismatches

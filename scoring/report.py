@@ -12,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.atomic import write_text
+from groundbench.core.atomic import write_text
 
 COLUMNS: tuple[str, ...] = (
     "model",

@@ -16,10 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from groundbench.atomic import write_bytes, write_text
-from groundbench.errors import GroundBenchError
+from groundbench.core.atomic import write_bytes, write_text
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import config_dir, iter_batches
 from groundbench.loaders.prompts import request
-from groundbench.published import config_dir, iter_batches
 from groundbench.scoring.conditions import is_known, row_allows
 from groundbench.scoring.gate import folder_gate
 

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.atomic import write_text
-from groundbench.errors import GroundBenchError
+from groundbench.core.atomic import write_text
+from groundbench.core.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.api import score_file
 from groundbench.scoring.compare import compare

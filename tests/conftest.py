@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from groundbench.cli import main
-from groundbench.converters.umd.sample import write_sample
+from groundbench.samples.umd import write_sample
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -1,6 +1,6 @@
 """The dataset card and croissant.json: parsed back offline, every number recomputed from the shards.
 
-The recomputation here is independent of groundbench.facts: it reads the published shards with
+The recomputation here is independent of groundbench.stages.facts: it reads the published shards with
 pyarrow and counts with plain Python.
 """
 
@@ -26,10 +26,10 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
-from groundbench.croissant import validate_croissant
+from groundbench.core.shards import ShardWriter
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
-from groundbench.shards import ShardWriter
+from groundbench.stages.croissant import validate_croissant
 from tests.conftest import REPO, build_all, run_cli
 
 GUI_CONFIGS = ("gui_screenspot", "gui_screenspot_pro", "gui_screenspot_v2", "gui_sheets", "gui_text")
@@ -281,7 +281,7 @@ def test_gui_facts_in_the_card_equal_the_shards(built: Path) -> None:
 def test_card_names_the_configs_a_build_lacks_and_why(built: Path) -> None:
     text = (built / "data/groundbench/README.md").read_text()
     present, absent = _tables(_section(text, "## Configs"))
-    from groundbench.registry import CONFIGS as REGISTRY
+    from groundbench.core.registry import CONFIGS as REGISTRY
 
     assert {r[0] for r in present} == {*CONFIGS, BASELINES}  # the derived config is listed too
     reasons = dict(absent)
@@ -542,7 +542,7 @@ REASK_CONFIGS = ("contrast_gapartnet", "counterfactual_gapartnet")
 @pytest.fixture(scope="module")
 def built_gapartnet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The GAPartNet sample with both re-ask configs, built stage by stage as dvc.yaml does."""
-    from groundbench.converters.gapartnet.sample import write_sample
+    from groundbench.samples.gapartnet import write_sample
 
     root = tmp_path_factory.mktemp("card_gapartnet") / "project"
     sample = root.parent / "gapartnet"

@@ -17,10 +17,10 @@ import pytest
 import yaml
 from huggingface_hub import DatasetCard
 
-from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
-from groundbench.manifests import read_manifest, sha256_file
+from groundbench.core.manifests import read_manifest, sha256_file
+from groundbench.core.shards import open_shard
+from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, format_version_of
-from groundbench.shards import open_shard
 from tests.conftest import REPO, digests
 
 OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench")

@@ -27,8 +27,8 @@ from groundbench.converters.gapartnet.layout import find_objects, find_views
 from groundbench.converters.gapartnet.records import Settings, Task, analyse_view
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.errors import GroundBenchError
-from groundbench.shards import read_table
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.shards import read_table
 from tests.conftest import SHARED
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"

@@ -14,12 +14,12 @@ from PIL import Image
 
 from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
 from groundbench.converters.gapartnet.geometry import box_iou, mask_box
-from groundbench.converters.gapartnet.sample import WRONG_FRAME_OBJECT, write_sample
-from groundbench.errors import GroundBenchError
-from groundbench.pipeline import HF_FOLDER, SHARDS
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.shards import read_table
+from groundbench.samples.gapartnet import WRONG_FRAME_OBJECT, write_sample
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
-from groundbench.shards import read_table
+from groundbench.stages.pipeline import HF_FOLDER, SHARDS
 from tests.conftest import REPO, digests, run_cli
 
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"

@@ -13,9 +13,9 @@ import yaml
 from datasets import load_dataset
 from PIL import Image
 
-from groundbench.converters.gui.generate import fonts
-from groundbench.converters.gui.generate.sheets import COLOURS, STYLES
-from groundbench.converters.gui.generate.write import GuiSampleParams, generate
+from groundbench.samples.gui import fonts
+from groundbench.samples.gui.sheets import COLOURS, STYLES
+from groundbench.samples.gui.write import GuiSampleParams, generate
 from tests.conftest import REPO, digests, run_cli
 
 PARAMS = GuiSampleParams(examples_per_suite=12, frames=("1024x768", "1920x1080"), screenspot_rows=3, workers=1)

@@ -22,12 +22,12 @@ from groundbench.converters.gui.convert import (
     list_items,
 )
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.shards import read_table
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
-from groundbench.shards import read_table
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gui"
 _BLANK: dict[tuple[int, int], bytes] = {}

@@ -41,7 +41,6 @@ from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, SEMAN
 from groundbench.converters.gapartnet.records import Settings, Task, convert_object
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.safepickle import safe_load
-from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import (
     npz_bytes,
@@ -54,14 +53,15 @@ from groundbench.converters.gui.convert import GuiParams, convert_pointerbench, 
 from groundbench.converters.umd.audit import read_audit
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import list_frames
-from groundbench.converters.umd.sample import SAMPLE_TOOLS, draw_labels, mat_bytes
 from groundbench.converters.umd.splits import parse_fold_file, parse_split_file
-from groundbench.errors import GroundBenchError
-from groundbench.images import inspect_image
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.images import inspect_image
+from groundbench.core.shards import read_table
+from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
+from groundbench.samples.umd import SAMPLE_TOOLS, draw_labels, mat_bytes
 from groundbench.schemas.rules import validate_table
 from groundbench.schemas.vocab import EXCLUSION_TAGS
 from groundbench.scoring.baselines import bake_row_baselines
-from groundbench.shards import read_table
 from tests.conftest import REPO, SHARED
 
 FUZZ_CAMPAIGNS = 12  # the test_fuzz_* functions below (7 UMD, 5 GUI)

@@ -18,9 +18,9 @@ import yaml
 from datasets import load_dataset
 from huggingface_hub import DatasetCard
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import check_version_compatibility, data_files, read_config
 from groundbench.loaders.prompts import TEMPLATE_VERSION, build_prompt, template_hash
-from groundbench.published import check_version_compatibility, data_files, read_config
 from groundbench.schemas.features import FORMAT_VERSION
 from tests.conftest import REPO, run_cli
 from tests.test_gui_real import FIXTURES, blank_png
@@ -34,7 +34,7 @@ SINGLE_PART_OBJECTS = ("900004", "900005")  # GAPartNet sample objects with one 
 
 def _single_part_gapartnet(root: Path) -> tuple[Path, Path]:
     """The GAPartNet sample cut to its single-part objects, with an audit file of just those."""
-    from groundbench.converters.gapartnet.sample import write_sample
+    from groundbench.samples.gapartnet import write_sample
 
     full = root / "gapartnet_full"
     write_sample(full)
@@ -92,7 +92,7 @@ def real_gui(tmp_path_factory: pytest.TempPathFactory) -> Path:
         assert run_cli(root, "convert", name, "--quiet") == 0
     for construction in ("counterfactual", "contrast"):
         assert run_cli(root, "derive", construction, "--quiet") == 0
-    from groundbench.registry import CONFIGS
+    from groundbench.core.registry import CONFIGS
 
     assert run_cli(root, "bake", *[c.name for c in CONFIGS]) == 0
     for stage in ("baselines", "store", "assemble"):
@@ -403,7 +403,7 @@ def test_requests_and_score_take_a_hub_repo_id(built_umd: Path, tmp_path: Path) 
 
 
 def test_data_files_are_cut_by_size_in_order_and_byte_identical(built_umd: Path, tmp_path: Path) -> None:
-    from groundbench.published import write_config
+    from groundbench.core.published import write_config
 
     source = data_files(built_umd / FOLDER / "data/bulk_umd")[0]
     table = pq.read_table(source)

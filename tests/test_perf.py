@@ -13,16 +13,16 @@ import pytest
 import yaml
 from PIL import Image
 
-from groundbench import verify as verify_module
 from groundbench.converters.gapartnet import records
 from groundbench.converters.umd.convert import convert_frames, convert_item, find_frames
 from groundbench.converters.umd.regions import interior_point, labelled_rect, regions_of
 from groundbench.converters.umd.splits import read_splits
-from groundbench.embed import image_embedder
-from groundbench.errors import GroundBenchError
-from groundbench.pipeline import HF_FOLDER, IMAGES, SHARDS
-from groundbench.published import data_files
-from groundbench.shards import ShardWriter, read_table, records_to_batch, shard_files
+from groundbench.core.embed import image_embedder
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import data_files
+from groundbench.core.shards import ShardWriter, read_table, records_to_batch, shard_files
+from groundbench.stages import verify as verify_module
+from groundbench.stages.pipeline import HF_FOLDER, IMAGES, SHARDS
 from tests.conftest import build_all
 
 

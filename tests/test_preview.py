@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from groundbench.preview import COLORS, ORIGINAL, OTHER, TARGET, overlay, preview_png
-from groundbench.rows import facets_of, file_stem, iter_rows, parse_where, select
-from groundbench.sheet import SheetLayout, pages
+from groundbench.review.preview import COLORS, ORIGINAL, OTHER, TARGET, overlay, preview_png
+from groundbench.review.rows import facets_of, file_stem, iter_rows, parse_where, select
+from groundbench.review.sheet import SheetLayout, pages
 from tests.conftest import run_cli
 from tests.viz_records import build_umd_project, gapartnet_rows, gui_rows, table
 
@@ -94,7 +94,7 @@ def test_where_terms_select_rows_by_tag_status_and_target_facets() -> None:
 
 @pytest.mark.parametrize("term", ["nope", "colour=red", "tag=not_a_tag"])
 def test_unknown_where_terms_are_refused(term: str) -> None:
-    from groundbench.errors import GroundBenchError
+    from groundbench.core.errors import GroundBenchError
 
     with pytest.raises(GroundBenchError, match="--where"):
         parse_where(term)

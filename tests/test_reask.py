@@ -29,7 +29,11 @@ from groundbench.converters.gapartnet.contrast import (
 )
 from groundbench.converters.gapartnet.geometry import Camera, box_iou, mask_box
 from groundbench.converters.gapartnet.renderer import render_view
-from groundbench.converters.gapartnet.sample import (
+from groundbench.converters.gapartnet.urdf import parse_urdf
+from groundbench.converters.gapartnet.views import load_npz
+from groundbench.core.manifests import read_manifest, sha256_bytes
+from groundbench.core.shards import read_table
+from groundbench.samples.gapartnet import (
     CLOSED_POSE_OBJECT,
     HIGHLIGHT_ONLY_OBJECT,
     NO_RENDER_OBJECT,
@@ -40,13 +44,9 @@ from groundbench.converters.gapartnet.sample import (
     _files,
     write_sample,
 )
-from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.converters.gapartnet.views import load_npz
-from groundbench.manifests import read_manifest, sha256_bytes
-from groundbench.pipeline import INTERIM, SHARDS
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
-from groundbench.shards import read_table
+from groundbench.stages.pipeline import INTERIM, SHARDS
 from tests.conftest import REPO, run_cli
 
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
@@ -417,7 +417,7 @@ def test_a_pair_dropped_from_the_pool_file_stops_the_build_naming_it(
 )
 def test_pool_file_errors_name_the_entry(tmp_path: Path, text: str, message: str) -> None:
     from groundbench.converters.gapartnet.pool import read_pool
-    from groundbench.errors import GroundBenchError
+    from groundbench.core.errors import GroundBenchError
 
     path = tmp_path / "pool.yaml"
     path.write_text(text)
@@ -461,7 +461,7 @@ def test_both_configs_load_through_load_dataset(project: Path, tmp_path: Path, m
 
 def test_a_large_pool_difference_names_the_first_pairs_and_counts_the_rest(tmp_path: Path) -> None:
     from groundbench.converters.gapartnet.pool import check_pool
-    from groundbench.errors import GroundBenchError
+    from groundbench.core.errors import GroundBenchError
 
     path = tmp_path / "pool.yaml"
     path.write_text("pairs:\n  - {pair: 1/a->b, reason: reviewed}\n")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from groundbench.report.build import ReportSettings, build_report, with_neighbours
-from groundbench.rows import file_stem, iter_rows
+from groundbench.review.report.build import ReportSettings, build_report, with_neighbours
+from groundbench.review.rows import file_stem, iter_rows
 from tests.conftest import digests, run_cli
 from tests.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from groundbench.report.build import ReportSettings, build_report
-from groundbench.rows import file_stem, iter_rows
+from groundbench.review.report.build import ReportSettings, build_report
+from groundbench.review.rows import file_stem, iter_rows
 from tests.viz_records import (
     build_gapartnet_project,
     build_umd_project,

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from groundbench.published import write_config
+from groundbench.core.published import write_config
 from groundbench.schemas.features import arrow_schema
 from groundbench.scoring.baselines import category_leakage, config_baselines, loo_blind_bound, singleton_keys
 from groundbench.scoring.bootstrap import rate_interval

@@ -24,13 +24,13 @@ import pytest
 import yaml
 from datasets import load_dataset
 
+from groundbench.core.published import read_config, write_config
+from groundbench.core.shards import read_table
 from groundbench.loaders.prompts import template_hash
-from groundbench.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
-from groundbench.published import read_config, write_config
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.vocab import ACTIONS
 from groundbench.scoring.gate import folder_gate
-from groundbench.shards import read_table
+from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
 from tests.conftest import REPO, run_cli
 
 IDENTITY = ["object_category", "target_part_id", "target_category"]

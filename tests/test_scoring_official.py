@@ -23,11 +23,11 @@ import pytest
 import yaml
 
 from groundbench.converters.gui.convert import GuiParams, convert_pointerbench
-from groundbench.published import write_config
+from groundbench.core.published import write_config
+from groundbench.core.shards import read_table
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring import score
 from groundbench.scoring.gate import card_key
-from groundbench.shards import read_table
 from tests.test_gui_real import FIXTURES, blank_png
 
 SUITES = {"gui_sheets": "pointerbench-sheets", "gui_text": "pointerbench-text", "gui_pro": "pointerbench-pro"}

@@ -17,15 +17,15 @@ from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import FRAME_FILE, Frame, find_tools_root, list_frames
 from groundbench.converters.umd.records import ParsedFrame, parse_frame
 from groundbench.converters.umd.regions import interior_point, principal_axis, regions_of, secondary_actions, tight_box
-from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
 from groundbench.converters.umd.splits import (
     ToolSplits,
     parse_fold_file,
     parse_split_file,
     read_splits,
 )
-from groundbench.errors import GroundBenchError
-from groundbench.images import DEFAULT_MAX_PIXELS, inspect_image
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.images import DEFAULT_MAX_PIXELS, inspect_image
+from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 from tests.conftest import UMD_FIXTURES, needs_shared
 

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 from groundbench.schemas.features import arrow_schema, new_record
 
 if TYPE_CHECKING:
-    from groundbench.report.build import ConfigSource
+    from groundbench.review.report.build import ConfigSource
 
 
 def _png(width: int, height: int, shapes: list[tuple[list[float], tuple[int, int, int]]]) -> bytes:
@@ -191,8 +191,8 @@ def build_gapartnet_project(root: Path) -> Path:
 
 def gapartnet_sources(root: Path) -> list[ConfigSource]:
     """The built GAPartNet configs of a project made by :func:`build_gapartnet_project`."""
-    from groundbench.report.build import ConfigSource
-    from groundbench.rows import iter_rows
+    from groundbench.review.report.build import ConfigSource
+    from groundbench.review.rows import iter_rows
 
     return [
         ConfigSource(name, stratum, "gapartnet", lambda name=name: iter_rows(root / "data/shards" / name))
@@ -202,8 +202,8 @@ def gapartnet_sources(root: Path) -> list[ConfigSource]:
 
 def gallery_sources(root: Path) -> list[ConfigSource]:
     """The built UMD configs plus hand-made ones (mixed GAPartNet-like strata, a GUI suite)."""
-    from groundbench.report.build import ConfigSource
-    from groundbench.rows import iter_rows
+    from groundbench.review.report.build import ConfigSource
+    from groundbench.review.rows import iter_rows
 
     handmade = table(gapartnet_rows()).to_pylist()
     gui = table(gui_rows()).to_pylist()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 from groundbench.schemas.vocab import ACTIONS
 
 

@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from groundbench.atomic import atomic_dir
 from groundbench.converters.gapartnet import CONVERTER_VERSION
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry, read_audit
@@ -102,13 +101,14 @@ from groundbench.converters.gapartnet.records import (
 from groundbench.converters.gapartnet.renderer import png_bytes
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes, write_manifest
-from groundbench.parallel import ordered_map, worker_count
-from groundbench.paths import inside_root, relative_to
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes, write_manifest
+from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.paths import inside_root, relative_to
+from groundbench.core.shards import ShardWriter, iter_batches
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.gapartnet_actions import action_of
-from groundbench.shards import ShardWriter, iter_batches
 
 CONFIG = "contrast_gapartnet"
 CONSTRUCTION = "contrast"

@@ -15,7 +15,6 @@ from typing import Any
 
 from tqdm import tqdm
 
-from groundbench.atomic import atomic_dir
 from groundbench.converters.gapartnet.audit import read_audit
 from groundbench.converters.gapartnet.layout import find_objects, find_views
 from groundbench.converters.gapartnet.records import ObjectResult, Settings, Task, convert_object
@@ -26,10 +25,11 @@ from groundbench.converters.gapartnet.summary import (
     object_left_out,
     summarize,
 )
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, write_manifest
-from groundbench.parallel import ordered_map, worker_count
-from groundbench.shards import ShardWriter
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import ManifestEntry, write_manifest
+from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.shards import ShardWriter
 
 CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 

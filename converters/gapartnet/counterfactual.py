@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import atomic_dir
 from groundbench.converters.gapartnet.reask import (
     BOX_PROJECTION_MISMATCH,
     INSTANCE_AMBIGUOUS,
@@ -34,10 +33,11 @@ from groundbench.converters.gapartnet.reask import (
     retarget,
     summarize_reask,
 )
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, read_manifest, write_manifest
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import ManifestEntry, read_manifest, write_manifest
+from groundbench.core.shards import ShardWriter, iter_batches
 from groundbench.schemas.conditions import valid_conditions
-from groundbench.shards import ShardWriter, iter_batches
 
 CONFIG = "counterfactual_gapartnet"
 CONSTRUCTION = "counterfactual"

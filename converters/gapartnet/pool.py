@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 
 @dataclass(frozen=True)

@@ -52,10 +52,10 @@ from groundbench.converters.gapartnet.views import (
     parse_segmentation,
 )
 from groundbench.converters.umd.regions import interior_point
-from groundbench.errors import GroundBenchError
-from groundbench.images import inspect_image
-from groundbench.manifests import ManifestEntry, Producer, sha256_bytes
-from groundbench.paths import relative_to
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.images import inspect_image
+from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.paths import relative_to
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
 from groundbench.schemas.gapartnet_actions import GAPARTNET_ACTIONS_VERSION, action_of

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from groundbench.atomic import write_bytes
 from groundbench.converters.gapartnet.annotations import parse_link_annotations, parse_meta
 from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, URDF
 from groundbench.converters.gapartnet.renderer import look_at_camera, render_view, spherical_position
 from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.errors import GroundBenchError
+from groundbench.core.atomic import write_bytes
+from groundbench.core.errors import GroundBenchError
 
 
 def parse_qpos(items: list[str], joints: set[str]) -> dict[str, float]:

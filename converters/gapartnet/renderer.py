@@ -35,8 +35,8 @@ from groundbench.converters.gapartnet.geometry import (
 )
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import BACKGROUND, NOT_A_PART, metafile_json, npz_bytes
-from groundbench.errors import GroundBenchError
-from groundbench.paths import inside_root, relative_to
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.paths import inside_root, relative_to
 
 BACKGROUND_RGB = (216, 206, 189)  # GAPartNet's render background
 FOV_Y_DEGREES = 35.0  # GAPartNet: fovx = fovy = 35 degrees

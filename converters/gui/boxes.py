@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 Box = tuple[float, float, float, float]
 

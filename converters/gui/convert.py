@@ -24,18 +24,18 @@ from typing import Any, cast
 import yaml
 from tqdm import tqdm
 
-from groundbench.atomic import atomic_dir
 from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION, pointerbench, screenspot
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.converters.gui.rows import Candidate, SourceRow, build_record
-from groundbench.errors import GroundBenchError
-from groundbench.images import ImageInfo, inspect_image
-from groundbench.manifests import ManifestEntry, Producer, sha256_bytes, write_manifest
-from groundbench.parallel import ordered_map, worker_count
-from groundbench.paths import inside_root, relative_to
-from groundbench.shards import ShardWriter
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.images import ImageInfo, inspect_image
+from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes, write_manifest
+from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.paths import inside_root, relative_to
+from groundbench.core.shards import ShardWriter
 
 ABSENT_MARKER = "ABSENT"
 GENERATOR_STAMP = "generator.yaml"  # written by `groundbench generate-gui` at the root of each source it writes

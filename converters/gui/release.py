@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.embed import read_unchanged
-from groundbench.manifests import ManifestEntry
+from groundbench.core.embed import read_unchanged
+from groundbench.core.manifests import ManifestEntry
 
 
 @dataclass(frozen=True)

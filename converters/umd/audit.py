@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 FRAME_RULES = ("hand_labelled", "any")
 

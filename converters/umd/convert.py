@@ -16,18 +16,18 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm import tqdm
 
-from groundbench.atomic import atomic_dir
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
 from groundbench.converters.umd.splits import Splits, ToolSplits, read_splits
-from groundbench.embed import image_embedder, without_image_bytes
-from groundbench.errors import GroundBenchError
-from groundbench.manifests import ManifestEntry, write_manifest
-from groundbench.parallel import chunks, ordered_map, worker_count
-from groundbench.paths import relative_to
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.embed import image_embedder, without_image_bytes
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import ManifestEntry, write_manifest
+from groundbench.core.parallel import chunks, ordered_map, worker_count
+from groundbench.core.paths import relative_to
+from groundbench.core.shards import ShardWriter, records_to_batch
 from groundbench.schemas.features import arrow_schema
-from groundbench.shards import ShardWriter, records_to_batch
 
 CONFIGS = ("bulk_umd", "curated_umd")
 
@@ -99,7 +99,7 @@ def convert_frames(
         if parsed.regions:
             manifest.append(manifest_entry(parsed))
         candidates.append(Candidate(frame, parsed.hand_labelled, parsed.area_of("grasp")))
-    # The JPEG bytes stay behind: the writer embeds them from the file (groundbench.embed).
+    # The JPEG bytes stay behind: the writer embeds them from the file (groundbench.core.embed).
     rows = records_to_batch(
         [without_image_bytes(r) for r in records], arrow_schema(), relative_to(root, frames[0].label.parent)
     )

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import write_text
-from groundbench.errors import GroundBenchError
+from groundbench.core.atomic import write_text
+from groundbench.core.errors import GroundBenchError
 from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
 
 ANSWERS = "answers.jsonl"

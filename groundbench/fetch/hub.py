@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 from groundbench.fetch.catalog import SourceSpec
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")

@@ -13,9 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from groundbench.atomic import write_text
-from groundbench.errors import GroundBenchError
-from groundbench.params import get
+from groundbench.core.atomic import write_text
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import get
 
 SOURCES_DIR = Path("data/sources")
 RECORD = "provenance.json"

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from groundbench.atomic import write_text
-from groundbench.errors import GroundBenchError
+from groundbench.core.atomic import write_text
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import PARAMS_FILE, SAMPLE
 from groundbench.fetch.catalog import SOURCES
 from groundbench.fetch.provenance import SOURCES_DIR, TREE, read_record, tree_dir
-from groundbench.params import PARAMS_FILE, SAMPLE
 
 LEAF = re.compile(r"^(?P<indent> +)(?P<key>[A-Za-z_][\w]*):(?P<gap> +)(?P<value>[^#\s][^#]*?)(?P<rest>\s*(#.*)?)$")
 PARENT = re.compile(r"^(?P<indent> +)(?P<key>[A-Za-z_][\w]*):\s*(#.*)?$")

@@ -15,7 +15,7 @@ import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from groundbench.errors import GroundBenchError
+from groundbench.core.errors import GroundBenchError
 
 MAX_BYTES = 64 * 1024**3  # 64 GiB: every source unpacks to well under this
 MAX_MEMBERS = 2_000_000

@@ -1,0 +1,317 @@
+"""The published folder (``data/groundbench/`` or a Hub copy of it): its Parquet data files, read and written.
+
+Every tool that reads published rows (scoring, requests, preview, sheet, the card facts, the card
+check, publish, verify) goes through :func:`iter_batches` (streaming) or :func:`read_config` (one
+table), so there is one reader of the folder's data files. A folder is found from a local path or a
+Hub dataset repo id (:func:`resolve_folder`), and its format version is checked against the
+package's before any row is read (:func:`check_format_version`).
+
+Writing follows what ``datasets`` itself does for ``push_to_hub``: row groups sized by
+``datasets.config.MAX_ROW_GROUP_SIZE`` (the viewer reads a row group at a time), files cut at
+``datasets.config.MAX_SHARD_SIZE``, content-defined chunking (the Hub's Xet storage deduplicates
+unchanged pages between versions), a page index, and the per-column options ``datasets`` chooses
+for its features. The ``datasets`` features ride in the schema metadata (``huggingface`` key), so
+``load_dataset`` restores the ``Image`` feature. Two writes of the same rows give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.errors import GroundBenchError
+from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
+
+SPLIT = "test"
+DATA_SUFFIX = ".parquet"
+DATA_GLOB = f"{SPLIT}-*{DATA_SUFFIX}"
+CARD = "README.md"
+CARD_KEY = "groundbench"  # the card's YAML key with format_version, dataset_version and per-config facts
+ENV_FOLDER = "GROUNDBENCH_DATA"  # where load_config and the tools look when no folder is given
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+# ---------------------------------------------------------------- reading
+
+
+def data_files(config_dir: Path) -> list[Path]:
+    """A config's Parquet files in order (``test-00000-of-0000N.parquet``)."""
+    return sorted(config_dir.glob(DATA_GLOB))
+
+
+def published_configs(folder: Path) -> list[str]:
+    """Configs with data files in the folder (sorted; ``baselines`` included when present)."""
+    data = folder / "data"
+    return sorted(p.name for p in data.iterdir() if p.is_dir() and data_files(p)) if data.is_dir() else []
+
+
+def open_data_file(path: Path) -> pq.ParquetFile:
+    try:
+        return pq.ParquetFile(str(path), memory_map=True)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise GroundBenchError(path, "file", f"not a complete Parquet file ({exc})") from exc
+
+
+def iter_file_batches(path: Path, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """One data file's rows, one row group at a time."""
+    reader = open_data_file(path)
+    for index in range(reader.num_row_groups):
+        table = reader.read_row_group(index, columns=None if columns is None else list(columns))
+        yield from table.combine_chunks().to_batches()
+
+
+def iter_batches(config_dir: Path, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
+    """THE reader of published data files: a config folder's rows, one row group at a time, in order."""
+    for path in data_files(config_dir):
+        yield from iter_file_batches(path, columns)
+
+
+def config_dir(folder: Path, config: str) -> Path:
+    """``folder/data/<config>``, or one clear error when the folder does not publish that config."""
+    path = folder / "data" / config
+    if not data_files(path):
+        found = ", ".join(published_configs(folder)) or "none"
+        raise GroundBenchError(folder, "config", f"{config!r} is not published in this folder (configs: {found})")
+    return path
+
+
+def read_config(folder: Path, config: str, columns: Sequence[str] | None = None) -> pa.Table:
+    """One published config as a table (``columns`` selects; never the images unless asked for)."""
+    path = config_dir(folder, config)
+    batches = list(iter_batches(path, columns))
+    schema = open_data_file(data_files(path)[0]).schema_arrow
+    if columns is not None:
+        schema = pa.schema([schema.field(name) for name in columns], metadata=schema.metadata)
+    return pa.Table.from_batches(batches, schema=schema)
+
+
+def row_columns(folder: Path, config: str) -> list[str]:
+    """Every column of a published config except the image bytes."""
+    schema = open_data_file(data_files(config_dir(folder, config))[0]).schema_arrow
+    return [name for name in schema.names if name != "image"]
+
+
+def iter_rows(folder: Path, config: str) -> Iterator[dict[str, Any]]:
+    """Every row of a published config as a dict with its image, one at a time (a screenshot batch is never
+    turned into Python bytes at once). An unpublished config is an error here, not an empty iterator."""
+    return _rows_of(config_dir(folder, config))
+
+
+def _rows_of(path: Path) -> Iterator[dict[str, Any]]:
+    for batch in iter_batches(path):
+        for index in range(batch.num_rows):
+            yield batch.slice(index, 1).to_pylist()[0]
+
+
+# ---------------------------------------------------------------- writing
+
+
+def _parquet_options(schema: pa.Schema) -> dict[str, Any]:
+    from datasets import Features, config
+    from datasets.arrow_writer import get_parquet_column_options
+
+    return {
+        "use_content_defined_chunking": dict(config.DEFAULT_CDC_OPTIONS),
+        "write_page_index": True,
+        **get_parquet_column_options(Features.from_arrow_schema(schema), schema),
+    }
+
+
+def rows_per_group(rows: int, nbytes: int) -> int:
+    """Rows per row group, as ``datasets`` sizes them (at most MAX_ROW_GROUP_SIZE uncompressed bytes)."""
+    from datasets.arrow_writer import get_writer_batch_size_from_data_size
+
+    return get_writer_batch_size_from_data_size(rows, nbytes) if rows else 1
+
+
+def max_file_bytes() -> int:
+    from datasets import config
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    return int(convert_file_size_to_int(config.MAX_SHARD_SIZE))
+
+
+def write_config(
+    target: Path,
+    batches: Iterable[pa.RecordBatch],
+    schema: pa.Schema,
+    group: int,
+    max_bytes: int | None = None,
+) -> None:
+    """Write one config's rows to ``target`` as ``test-NNNNN-of-MMMMM.parquet``, ``group`` rows per row group.
+
+    Memory stays at one row group; the folder appears complete or not at all.
+    """
+    limit = max_file_bytes() if max_bytes is None else max_bytes
+    with atomic_dir(target) as tmp:
+        files = _FileSet(tmp, schema, _parquet_options(schema), limit)
+        buffer: list[pa.RecordBatch] = []
+        buffered = 0
+        for batch in batches:
+            buffer.append(batch)
+            buffered += batch.num_rows
+            while buffered >= group:
+                table = pa.Table.from_batches(buffer, schema=schema)
+                files.write(table.slice(0, group), group)
+                rest = table.slice(group)
+                buffer, buffered = rest.to_batches(), rest.num_rows
+        if buffered or not files.paths:
+            files.write(pa.Table.from_batches(buffer, schema=schema), group)
+        files.close()
+
+
+class _FileSet:
+    """Parquet files of one config, a new one started when the next row group would pass ``limit`` bytes."""
+
+    def __init__(self, folder: Path, schema: pa.Schema, options: dict[str, Any], limit: int) -> None:
+        self.folder, self.schema, self.options, self.limit = folder, schema, options, limit
+        self.paths: list[Path] = []
+        self._writer: pq.ParquetWriter | None = None
+        self._bytes = 0
+
+    def write(self, table: pa.Table, group: int) -> None:
+        if self._writer is not None and self._bytes and self._bytes + table.nbytes > self.limit:
+            self._writer.close()
+            self._writer = None
+        if self._writer is None:
+            path = self.folder / f"part-{len(self.paths):05d}{DATA_SUFFIX}"
+            self.paths.append(path)
+            self._writer = pq.ParquetWriter(str(path), self.schema, **self.options)
+            self._bytes = 0
+        self._writer.write_table(table.combine_chunks(), row_group_size=max(group, 1))
+        self._bytes += table.nbytes
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        total = len(self.paths)
+        for number, path in enumerate(self.paths):
+            path.rename(path.with_name(f"{SPLIT}-{number:05d}-of-{total:05d}{DATA_SUFFIX}"))
+
+
+# ---------------------------------------------------------------- finding a folder, checking its version
+
+
+def resolve_folder(spec: str | Path | None, root: Path | None = None) -> Path:
+    """A published folder from a local path or a Hub dataset repo id (``ORG/NAME``, downloaded once).
+
+    ``None`` means ``$GROUNDBENCH_DATA``, else the ``data/groundbench`` of the checkout this package
+    runs from, else ``root/data/groundbench``: never the working directory by accident.
+    """
+    if spec is None:
+        spec = default_folder(root)
+    path = Path(spec)
+    if not path.is_absolute() and root is not None:
+        path = root / path  # relative to the project root given on the command line, as every --root path
+    if path.is_dir():
+        return path
+    text = str(spec)
+    if REPO_ID.match(text) and not path.exists():
+        return _download(text, path)
+    raise GroundBenchError(path, "folder", "expected a published GroundBench folder (a path) or a Hub repo id ORG/NAME")
+
+
+def default_folder(root: Path | None = None) -> Path:
+    if os.environ.get(ENV_FOLDER):
+        return Path(os.environ[ENV_FOLDER])
+    if root is not None:
+        return root / "data" / "groundbench"
+    checkout = Path(__file__).resolve().parents[2] / "data" / "groundbench"
+    if (checkout / CARD).is_file():
+        return checkout
+    raise GroundBenchError(
+        ENV_FOLDER, "folder", "no folder given: pass a folder or Hub repo id, or set GROUNDBENCH_DATA to one"
+    )
+
+
+def _download(repo_id: str, local: Path) -> Path:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, repo_type="dataset", allow_patterns=[CARD, "croissant.json", "data/**"]))
+    except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as exc:
+        raise GroundBenchError(
+            repo_id,
+            "folder",
+            f"no published folder at {local} (build it: `groundbench assemble`), and no such dataset on the Hub "
+            f"({type(exc).__name__})",
+        ) from exc
+
+
+def card_metadata(folder: Path) -> dict[str, Any]:
+    """The card's ``groundbench:`` YAML mapping (empty when the card has none)."""
+    card = folder / CARD
+    if not card.is_file():
+        return {}
+    text = card.read_text(encoding="utf-8")
+    match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
+    data = yaml.safe_load(match.group(1)) if match else None
+    value = (data or {}).get(CARD_KEY) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def folder_format_version(folder: Path) -> str | None:
+    """The data's format version: the card's ``groundbench.format_version``, else a data file's schema metadata."""
+    found = card_metadata(folder).get("format_version")
+    if found is not None:
+        return str(found)
+    for config in published_configs(folder):
+        raw = (open_data_file(data_files(folder / "data" / config)[0]).schema_arrow.metadata or {}).get(
+            FORMAT_METADATA_KEY
+        )
+        if raw is not None:
+            return str(json.loads(raw)["format_version"])
+    return None
+
+
+class FormatVersionError(GroundBenchError):
+    """The data's format version cannot be read by this package (LeRobot's check_version_compatibility)."""
+
+
+def check_version_compatibility(
+    where: str | Path, data_version: str | None, package_version: str = FORMAT_VERSION
+) -> None:
+    """Refuse data this package would misread; warn when it reads older data of the same major version.
+
+    A different major version changes or removes columns; a newer minor version adds columns this
+    package does not know. Both are errors with the fix named. An older minor version is read (its
+    columns are a subset) with a warning.
+    """
+    if data_version is None:
+        raise FormatVersionError(where, "format_version", "missing: not a folder written by `groundbench assemble`")
+    data = _parts(where, data_version)
+    package = _parts(where, package_version)
+    if data[0] != package[0] or data[1] > package[1]:
+        raise FormatVersionError(
+            where,
+            "format_version",
+            f"the data has format {data_version}, this groundbench package reads {package_version}: install the "
+            f"groundbench release that wrote it, or rebuild the folder with this one (`groundbench assemble`)",
+        )
+    if data[1] < package[1]:
+        warnings.warn(
+            f"{where}: format {data_version} is older than this package's {package_version}; newer columns are absent",
+            stacklevel=2,
+        )
+
+
+def _parts(where: str | Path, version: str) -> tuple[int, int, int]:
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", version.strip())
+    if not match:
+        raise FormatVersionError(where, "format_version", f"expected MAJOR.MINOR.PATCH, found {version!r}")
+    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+
+
+def check_format_version(folder: Path) -> None:
+    check_version_compatibility(folder, folder_format_version(folder))

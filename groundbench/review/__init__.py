@@ -1,0 +1,1 @@
+"""Tools for looking at built rows: row selection, overlay previews, contact sheets and the audit gallery."""

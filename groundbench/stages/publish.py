@@ -1,0 +1,149 @@
+"""``groundbench publish``: upload ``data/groundbench/`` to a Hugging Face dataset repo and tag the version.
+
+Refuses unless ``verify`` (checksums), validation (schema rules on every published shard; the
+``baselines`` config against its own schema) and the card check all pass. The git commit is
+recorded here and not in the DVC-built card: a commit hash inside a DVC-tracked output changes
+with every commit, so `dvc repro` could never reproduce the committed dvc.lock. The uploaded
+README is the built card with its placeholder line replaced by the commit; the commit is also in
+the Hub commit description and the tag message. The card's link to the local audit gallery
+(data/report/, never uploaded) becomes plain text in that copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import data_files, iter_batches
+from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
+from groundbench.schemas.features import COLUMNS, arrow_schema
+from groundbench.schemas.rules import validate_table
+
+PUBLISHED = ("README.md", "croissant.json", "data/**", "assets/**", "audits/**")
+REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
+
+
+@dataclass(frozen=True)
+class Plan:
+    repo_id: str
+    tag: str
+    commit: str
+    files: list[tuple[str, int]]  # (path in repo, bytes)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(size for _, size in self.files)
+
+
+def git_commit(root: Path) -> str:
+    """HEAD of the repository holding ``root``, ``+dirty`` when files differ from it, else ``unknown``."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+        status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head.stdout.strip() + ("+dirty" if status.stdout.strip() else "")
+
+
+def published_files(folder: Path) -> list[tuple[str, int]]:
+    files = [folder / "README.md", folder / "croissant.json"]
+    for sub in ("data", "assets", "audits"):
+        files += sorted((folder / sub).rglob("*"))
+    return [(str(p.relative_to(folder)), p.stat().st_size) for p in files if p.is_file()]
+
+
+def preflight(folder: Path, verify_mismatches: list[str], card_problems: list[str]) -> list[str]:
+    """Every reason to refuse: checksum mismatches, invalid shards, card problems."""
+    problems = [f"verify: {m}" for m in verify_mismatches]
+    for config in sorted(p for p in (folder / "data").iterdir() if p.is_dir()) if (folder / "data").is_dir() else []:
+        if not data_files(config):
+            continue
+        try:
+            # The published copy adds the dataset version to the metadata (the card check reads it)
+            # and the published columns (prompts, licence); the rules check the record columns exactly.
+            table = pa.Table.from_batches(list(iter_batches(config)))
+            if config.name == BASELINES_CONFIG:  # its own schema; check-card recomputes its values
+                validate_baselines_table(table, str(config))
+                continue
+            # Parquet does not keep nested fields' Arrow metadata: the columns are rebuilt on the exact
+            # record schema, which fails on any differing type.
+            records = pa.Table.from_arrays(table.select(list(COLUMNS)).columns, schema=arrow_schema())
+            validate_table(records, str(config))
+        except GroundBenchError as exc:
+            problems.append(f"validation: {exc}")
+        except (pa.ArrowInvalid, pa.ArrowTypeError, KeyError, ValueError) as exc:
+            problems.append(f"validation: {config}: schema: expected the GroundBench record columns ({exc})")
+    problems.extend(f"card: {p}" for p in card_problems)
+    return problems
+
+
+def staged_card(folder: Path, commit: str) -> bytes:
+    """The card as uploaded: the built card with the git commit in place of its placeholder line, and
+    the audit-gallery link (which resolves only in a local checkout) replaced by plain text."""
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    if GIT_COMMIT_PLACEHOLDER not in text:
+        raise GroundBenchError(folder / "README.md", "provenance", "the git commit placeholder line is missing")
+    text = text.replace(GALLERY_LINE, GALLERY_LINE_PUBLISHED)
+    return text.replace(GIT_COMMIT_PLACEHOLDER, GIT_COMMIT_LINE.format(commit=commit)).encode("utf-8")
+
+
+def plan(folder: Path, repo_id: str, tag: str, commit: str) -> Plan:
+    if repo_id.count("/") != 1 or not all(repo_id.split("/")):
+        raise GroundBenchError("--repo-id", "repo_id", f"expected ORG/NAME, found {repo_id!r}")
+    files = [
+        (path, len(staged_card(folder, commit)) if path == "README.md" else size)
+        for path, size in published_files(folder)
+    ]
+    return Plan(repo_id=repo_id, tag=tag, commit=commit, files=files)
+
+
+def _stage(folder: Path, staging: Path, commit: str) -> None:
+    """The folder as uploaded: hard links (copies across devices) plus the card with the commit filled in."""
+    for relative, _ in published_files(folder):
+        target = staging / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if relative == "README.md":
+            target.write_bytes(staged_card(folder, commit))
+            continue
+        try:
+            os.link(folder / relative, target)
+        except OSError:
+            shutil.copyfile(folder / relative, target)
+
+
+def upload(folder: Path, publish_plan: Plan, version: str) -> str:
+    """Create the repo, replace its data with the folder's, tag the version; returns the commit URL."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    api = HfApi()
+    try:
+        api.create_repo(publish_plan.repo_id, repo_type="dataset", exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".publish-", dir=folder.parent) as staging:
+            _stage(folder, Path(staging), publish_plan.commit)
+            info = api.upload_folder(
+                repo_id=publish_plan.repo_id,
+                repo_type="dataset",
+                folder_path=staging,
+                allow_patterns=list(PUBLISHED),
+                delete_patterns=REPLACED,
+                commit_message=f"GroundBench {version}",
+                commit_description=f"Built from git commit {publish_plan.commit}.",
+            )
+        api.create_tag(
+            publish_plan.repo_id,
+            tag=publish_plan.tag,
+            repo_type="dataset",
+            tag_message=f"GroundBench {version} (git commit {publish_plan.commit})",
+        )
+    except OfflineModeIsEnabled as exc:
+        raise GroundBenchError("HF_HUB_OFFLINE", "environment", "unset HF_HUB_OFFLINE to publish") from exc
+    return str(info)

@@ -1,0 +1,34 @@
+"""The content-addressed image store ``data/images/<sha[:2]>/<sha>.<ext>``, shared by all configs.
+
+Built from the shards (whose bytes were checked against the manifests when they were baked), so a
+derived config that reuses an image costs no new bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.manifests import ManifestEntry
+from groundbench.core.shards import embedded_images, iter_batches
+
+
+def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEntry]]]) -> tuple[int, int]:
+    """Write every image of every config once; returns (images, bytes)."""
+    written: set[str] = set()
+    total = 0
+    with atomic_dir(store) as tmp:
+        for _config, (shards, manifest) in sorted(configs.items()):
+            for batch in iter_batches(shards):
+                shas = batch.column("image_sha256").to_pylist()
+                # Views into the memory-mapped shard: written without a copy into Python bytes.
+                images = embedded_images(batch.column("image").field("bytes"))
+                for sha, data in zip(shas, images, strict=True):
+                    if sha in written or data is None:
+                        continue
+                    target = tmp / manifest[sha].store_path()
+                    target.parent.mkdir(exist_ok=True)
+                    target.write_bytes(data)
+                    written.add(sha)
+                    total += len(data)
+    return len(written), total
