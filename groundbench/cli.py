@@ -7,12 +7,16 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
 from groundbench.core.errors import GroundBenchError
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 console = Console(stderr=True)
 # Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
@@ -23,7 +27,7 @@ def _root(args: argparse.Namespace) -> Path:
     return Path(args.root).resolve()
 
 
-def _params(args: argparse.Namespace) -> dict:
+def _params(args: argparse.Namespace) -> Params:
     from groundbench.core.params import load_params
 
     return load_params(_root(args))
@@ -40,7 +44,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def cmd_generate_gui(args: argparse.Namespace) -> int:
     params = _params(args)
     if args.examples is not None:
-        params.setdefault("sample", {}).setdefault("gui", {})["examples_per_suite"] = args.examples
+        gui = params.sample.gui.model_copy(update={"examples_per_suite": args.examples})
+        params = params.model_copy(update={"sample": params.sample.model_copy(update={"gui": gui})})
     from groundbench.stages.pipeline import _sample_gui
 
     written = _sample_gui(_root(args), params, progress=not args.quiet)
@@ -242,17 +247,13 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from groundbench.core.params import get
     from groundbench.core.registry import BY_NAME
-    from groundbench.review.report.build import ConfigSource, ReportSettings, build_report
+    from groundbench.review.report.build import ConfigSource, build_report
     from groundbench.review.rows import config_folder, iter_rows
     from groundbench.stages.pipeline import built_configs
 
     root = _root(args)
-    knobs = get(_params(args), "report")
-    settings = ReportSettings(
-        thumb_side=knobs["thumb_side"], detail_side=knobs["detail_side"], jpeg_quality=knobs["jpeg_quality"]
-    )
+    settings = _params(args).report
     sources = []
     for name in built_configs(root):
         folder = config_folder(root, name)
@@ -393,13 +394,12 @@ def cmd_check_card(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from groundbench.core.params import get
     from groundbench.stages.pipeline import HF_FOLDER, built_configs
     from groundbench.stages.publish import git_commit, plan, preflight, upload
     from groundbench.stages.verify import verify
 
     root = _root(args)
-    version = str(get(_params(args), "dataset.version"))
+    version = _params(args).dataset.version
     folder = root / HF_FOLDER
     report = verify(root / "data", built_configs(root))
     problems = preflight(folder, report.mismatches, _check_card(root))
@@ -487,13 +487,12 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_version(args: argparse.Namespace) -> int:
-    from groundbench.core.params import get
     from groundbench.stages.pipeline import SHARDS, built_configs
     from groundbench.stages.version import bump
 
     root = _root(args)
     if args.action == "show":
-        print(get(_params(args), "dataset.version"))
+        print(_params(args).dataset.version)
         return 0
     new, changes = bump(root, root / SHARDS, built_configs(root), args.part)
     for c in changes:

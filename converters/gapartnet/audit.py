@@ -12,10 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from groundbench.core.errors import GroundBenchError
-from groundbench.schemas.vocab import ACTIONS
+from groundbench.core.params import GapartnetAuditFile, load_file
 
 
 @dataclass(frozen=True)
@@ -40,30 +38,11 @@ class AuditEntry:
 
 
 def read_audit(path: Path) -> tuple[AuditEntry, ...]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise GroundBenchError(path, "file", f"expected a readable YAML audit file ({exc})") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("objects"), list):
-        raise GroundBenchError(path, "objects", "expected a mapping with an 'objects' list")
+    """The file, validated by its one definition (``GapartnetAuditFile``); an object audited twice is an error too."""
+    raw = load_file(GapartnetAuditFile, path, "audit file")
     entries: dict[str, AuditEntry] = {}
-    for number, item in enumerate(raw["objects"]):
-        where = f"objects[{number}]"
-        if not isinstance(item, dict):
-            raise GroundBenchError(path, where, "expected a mapping with object, view, target")
-        for key in ("object", "view", "target"):
-            if not isinstance(item.get(key), (str, int)) or isinstance(item.get(key), bool):
-                raise GroundBenchError(path, f"{where}.{key}", "missing required key")
-        object_id = str(item["object"])
-        action = item.get("action")
-        if action is not None and action not in ACTIONS:
-            raise GroundBenchError(path, f"{where}.action", f"expected one of {ACTIONS}, got {action!r}")
-        if object_id in entries:
-            raise GroundBenchError(path, where, f"object {object_id} audited twice")
-        exclude = item.get("exclude")
-        if exclude is not None and (not isinstance(exclude, str) or not exclude.strip()):
-            raise GroundBenchError(path, f"{where}.exclude", "expected the reason for excluding, as text")
-        entries[object_id] = AuditEntry(
-            object_id, str(item["view"]), str(item["target"]), action, str(item.get("note", "")), exclude
-        )
+    for number, item in enumerate(raw.objects):
+        if item.object in entries:
+            raise GroundBenchError(path, f"objects[{number}]", f"object {item.object} audited twice")
+        entries[item.object] = AuditEntry(item.object, item.view, item.target, item.action, item.note, item.exclude)
     return tuple(entries[k] for k in sorted(entries))

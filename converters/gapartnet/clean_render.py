@@ -14,7 +14,6 @@ caller turns that into an exclusion tag (``highlight_mismatch`` or ``no_render``
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -33,19 +32,10 @@ from groundbench.converters.gapartnet.renderer import (
 )
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import ViewMeta
+from groundbench.core.params import RenderParams
 
 RENDERER = "groundbench.converters.gapartnet.renderer"
 PACKAGES = ("embreex", "numpy", "pillow", "trimesh")
-
-
-@dataclass(frozen=True)
-class RenderSettings:
-    width: int = 320
-    height: int = 240
-    theta: float = 60.0  # camera polar angle from +z, degrees
-    phi: float = 195.0  # camera azimuth, degrees (fronts face -x, so 180 looks at the front)
-    margin: float = 1.15  # distance factor beyond the one that just fits the bounding sphere
-    engine: str = "embree"
 
 
 def render_packages() -> dict[str, str]:
@@ -67,7 +57,7 @@ def rest_qpos(urdf: Urdf) -> dict[str, float]:
     return {name: 0.0 for name, joint in urdf.joints.items() if joint.type != "fixed"}
 
 
-def framed_camera(points: np.ndarray, settings: RenderSettings) -> tuple[Camera, str]:
+def framed_camera(points: np.ndarray, settings: RenderParams) -> tuple[Camera, str]:
     """A look-at camera that fits ``points`` (world, (N, 3)); returns it and how it was placed."""
     lo, hi = points.min(axis=0), points.max(axis=0)
     centre = (lo + hi) / 2.0
@@ -86,7 +76,7 @@ def framed_camera(points: np.ndarray, settings: RenderSettings) -> tuple[Camera,
 
 
 def render_raw(
-    obj: ObjectFolder, rel: str, urdf: Urdf, annotations: tuple[LinkAnnotation, ...], settings: RenderSettings
+    obj: ObjectFolder, rel: str, urdf: Urdf, annotations: tuple[LinkAnnotation, ...], settings: RenderParams
 ) -> tuple[RenderedView, str]:
     """Render a never-rendered object clean at rest; returns the view and the exact call."""
     qpos = rest_qpos(urdf)

@@ -31,19 +31,18 @@ import json
 import math
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from groundbench.converters.gapartnet import CONVERTER_VERSION
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry, read_audit
 from groundbench.converters.gapartnet.clean_render import (
     RENDERER,
-    RenderSettings,
     framed_camera,
     render_packages,
     render_raw,
@@ -91,7 +90,6 @@ from groundbench.converters.gapartnet.reask import (
 from groundbench.converters.gapartnet.records import (
     AnalysedView,
     PartInView,
-    Settings,
     Task,
     analyse_view,
     build_record,
@@ -101,12 +99,13 @@ from groundbench.converters.gapartnet.records import (
 from groundbench.converters.gapartnet.renderer import png_bytes
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
-from groundbench.core.atomic import atomic_dir
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes, write_manifest
-from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
+from groundbench.core.parallel import worker_count
+from groundbench.core.params import ContrastParams, GapartnetParams, RenderParams, source_root
 from groundbench.core.paths import inside_root, relative_to
-from groundbench.core.shards import ShardWriter, iter_batches
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.shards import iter_batches
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.gapartnet_actions import action_of
 
@@ -117,24 +116,6 @@ PLACEHOLDER_METHOD = (
     "placeholder: no image could be made; a flat RGB(128,128,128) image with a black 3-pixel diagonal cross, "
     "PNG compress_level 6; never shown to a model (the row is excluded, no_render)"
 )
-
-
-@dataclass(frozen=True)
-class ContrastParams:
-    audit: Path
-    workers: int = 0
-    window: int = 64
-    iou_min: float = 0.5
-    coverage_min: float = 0.9
-    max_image_pixels: int = 64_000_000
-    instance_coverage_min: float = 0.5
-    instance_ambiguity_margin: float = 0.05
-    min_mask_pixels: int = 16
-    min_mask_share: float = 0.0005
-    render: RenderSettings = field(default_factory=RenderSettings)
-    pool: Path | None = None  # the frozen pool file; None only where no pool is evaluated (tests of mining)
-    max_shard_bytes: int = 256 * 1024 * 1024
-    rows_per_batch: int = 256
 
 
 @dataclass(frozen=True)
@@ -157,8 +138,8 @@ class MineTask:
     bulk_entries: dict[str, ManifestEntry]  # the bulk manifest's entries of this object's images
     audit: AuditEntry | None
     audit_path: str
-    settings: Settings
-    render: RenderSettings
+    settings: GapartnetParams
+    render: RenderParams
     min_mask_share: float
 
 
@@ -516,74 +497,102 @@ def read_bulk(bulk: Path) -> tuple[dict[str, list[BulkRow]], dict[str, ManifestE
     return rows, read_manifest(manifest_path)
 
 
-def mine_contrast(
-    assets: Path, renders: Path, bulk: Path, out: Path, params: ContrastParams, progress: bool = True
-) -> dict[str, Any]:
-    """Search every object, write ``<out>/contrast_gapartnet/`` and ``<out>/summary.json``; return the summary."""
-    objects = find_objects(assets)
-    views = find_views(renders)
-    bulk_rows, bulk_manifest = read_bulk(bulk)
-    audit = {e.object_id: e for e in read_audit(params.audit)}
-    settings = Settings(
-        params.iou_min,
-        params.coverage_min,
-        params.max_image_pixels,
-        params.instance_coverage_min,
-        params.instance_ambiguity_margin,
-        params.min_mask_pixels,
-    )
-    tasks = []
-    for o in objects:
-        rows = tuple(bulk_rows.get(o.object_id, []))
-        tasks.append(
-            MineTask(
-                assets,
-                renders,
-                o,
-                tuple(views.get(o.object_id, [])),
-                rows,
-                {r.sha256: bulk_manifest[r.sha256] for r in rows if r.sha256 in bulk_manifest},
-                audit.get(o.object_id),
-                str(params.audit),
-                settings,
-                params.render,
-                params.min_mask_share,
+class ContrastSource(Source[MineTask, MineResult]):
+    """Every GAPartNet object (the bulk rows for their views) -> ``contrast_gapartnet``, checked against the pool."""
+
+    label, unit, configs = "contrast objects", "object", (CONFIG,)
+
+    def __init__(
+        self,
+        assets: Path,
+        renders: Path,
+        bulk: Path,
+        audit_path: Path,
+        pool: Path | None,  # the frozen pool file; None only where no pool is evaluated (tests of mining)
+        knobs: GapartnetParams,
+        contrast: ContrastParams,
+    ) -> None:
+        self.knobs, self.pool, self.min_mask_share = knobs, pool, contrast.closed_pose_min_mask_share
+        self.convert = mine_object
+        objects = find_objects(assets)
+        views = find_views(renders)
+        bulk_rows, bulk_manifest = read_bulk(bulk)
+        audit = {e.object_id: e for e in read_audit(audit_path)}
+        self.tasks = []
+        for o in objects:
+            rows = tuple(bulk_rows.get(o.object_id, []))
+            self.tasks.append(
+                MineTask(
+                    assets,
+                    renders,
+                    o,
+                    tuple(views.get(o.object_id, [])),
+                    rows,
+                    {r.sha256: bulk_manifest[r.sha256] for r in rows if r.sha256 in bulk_manifest},
+                    audit.get(o.object_id),
+                    str(audit_path),
+                    knobs,
+                    contrast.render,
+                    self.min_mask_share,
+                )
             )
-        )
-    manifest: dict[str, ManifestEntry] = {}
-    light_rows: list[dict[str, Any]] = []
-    mined_pool: list[str] = []  # pair ids of the rows not excluded
-    search: dict[str, dict[str, Any]] = {s: {"objects": 0, "qualifying": {}} for s in ("bulk", "raw")}
-    with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / CONFIG, params.max_shard_bytes, params.rows_per_batch) as writer:
-            results = ordered_map(mine_object, tasks, worker_count(params.workers), params.window)
-            result: MineResult
-            for result in tqdm(results, total=len(tasks), desc="contrast objects", unit="object", disable=not progress):
-                group = search[result.stratum]
-                group["objects"] += 1
-                if result.qualifies:
-                    group["qualifying"][result.object_id] = {
-                        "actions": sorted(set(result.actions.values())),
-                        "pairs": len(result.rows),
-                    }
-                for record in result.rows:
-                    writer.add(record)
-                    light_rows.append(light(record))
-                    if not record["excluded"]:
-                        mined_pool.append(record["extras"]["reask"]["pair_id"])
-                manifest.update(result.manifest)
-        if params.pool is not None:  # raising here leaves the previous outputs in place (atomic_dir)
-            check_pool(params.pool, mined_pool)
-        write_manifest(tmp / CONFIG / "manifest.jsonl", manifest)
-        summary = summarize_reask(light_rows, CONSTRUCTION)
-        summary["search"] = search
-        summary["min_mask_share"] = params.min_mask_share
-        summary["pool_file"] = None if params.pool is None else params.pool.name
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    for stratum, group in search.items():
-        sys.stderr.write(
-            f"contrast search, {stratum} objects: {group['objects']} searched, {len(group['qualifying'])} with "
-            f"two or more actions ({', '.join(group['qualifying']) or 'none'})\n"
-        )
-    sys.stderr.write(format_reask(summary) + "\n")
-    return summary
+        self.light: list[dict[str, Any]] = []
+        self.mined_pool: list[str] = []  # pair ids of the rows not excluded
+        self.search: dict[str, dict[str, Any]] = {s: {"objects": 0, "qualifying": {}} for s in ("bulk", "raw")}
+        self.summary: dict[str, Any] = {}
+
+    def items(self) -> Sequence[MineTask]:
+        return self.tasks
+
+    def map_options(self, items: Sequence[MineTask]) -> MapOptions:
+        return MapOptions(worker_count(self.knobs.workers), self.knobs.window)
+
+    def accept(self, result: MineResult) -> Iterable[Emit]:
+        group = self.search[result.stratum]
+        group["objects"] += 1
+        if result.qualifies:
+            group["qualifying"][result.object_id] = {
+                "actions": sorted(set(result.actions.values())),
+                "pairs": len(result.rows),
+            }
+        for record in result.rows:
+            self.light.append(light(record))
+            if not record["excluded"]:
+                self.mined_pool.append(record["extras"]["reask"]["pair_id"])
+        return [Emit(CONFIG, result.rows, result.manifest.values())]
+
+    def finalize(self, output: Output) -> Iterable[Emit]:
+        if self.pool is not None:  # raising here leaves the previous outputs in place (the runner's atomic folder)
+            check_pool(self.pool, self.mined_pool)
+        summary = summarize_reask(self.light, CONSTRUCTION)
+        summary["search"] = self.search
+        summary["min_mask_share"] = self.min_mask_share
+        summary["pool_file"] = None if self.pool is None else self.pool.name
+        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        self.summary = summary
+        return ()
+
+    def report(self, progress: bool) -> None:
+        for stratum, group in self.search.items():
+            sys.stderr.write(
+                f"contrast search, {stratum} objects: {group['objects']} searched, {len(group['qualifying'])} with "
+                f"two or more actions ({', '.join(group['qualifying']) or 'none'})\n"
+            )
+        sys.stderr.write(format_reask(self.summary) + "\n")
+
+
+def source(ctx: Context) -> ContrastSource:
+    """The registry's factory: contrast mining as ``params.yaml`` configures it (reads the converted bulk rows)."""
+    params = ctx.params
+    assets = source_root(ctx.root, params, "gapartnet.assets")
+    renders = source_root(ctx.root, params, "gapartnet.renders")
+    assert assets is not None and renders is not None  # the pipeline marks a null source absent
+    return ContrastSource(
+        assets,
+        renders,
+        ctx.interim / "gapartnet" / "bulk_gapartnet",
+        ctx.root / params.gapartnet.audit,
+        ctx.root / params.contrast.pool,
+        params.gapartnet,
+        params.contrast,
+    )

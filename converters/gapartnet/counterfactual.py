@@ -10,7 +10,8 @@ curated row itself keeps its target with the mask's box), its instance assignmen
 ``below_pixel_floor``).
 Objects with a single candidate part yield nothing and are listed in the summary.
 
-Reads the converted curated rows (``data/interim/gapartnet/curated_gapartnet/``) and writes
+Reads the converted curated rows (``data/interim/gapartnet/curated_gapartnet/``), one Arrow batch per
+item of the converter contract (:mod:`groundbench.core.runner`), which writes
 ``<out>/counterfactual_gapartnet/`` (shards + manifest) and ``<out>/summary.json``.
 """
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +36,10 @@ from groundbench.converters.gapartnet.reask import (
     retarget,
     summarize_reask,
 )
-from groundbench.core.atomic import atomic_dir
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.manifests import ManifestEntry, read_manifest, write_manifest
-from groundbench.core.shards import ShardWriter, iter_batches
+from groundbench.core.manifests import read_manifest
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.shards import open_shard, shard_files
 from groundbench.schemas.conditions import valid_conditions
 
 CONFIG = "counterfactual_gapartnet"
@@ -53,7 +56,7 @@ def requested_flags(part: dict[str, Any], min_mask_pixels: int) -> list[str]:
     return flags
 
 
-def reasks_of(row: dict[str, Any], min_mask_pixels: int = 16) -> list[dict[str, Any]]:
+def reasks_of(row: dict[str, Any], min_mask_pixels: int) -> list[dict[str, Any]]:
     """The re-asks of one curated row, sorted by example id (none when it has a single part)."""
     parts = row["parts"]
     if len(parts) < 2:
@@ -92,37 +95,85 @@ def reasks_of(row: dict[str, Any], min_mask_pixels: int = 16) -> list[dict[str, 
     return sorted(out, key=lambda r: str(r["example_id"]))
 
 
-def derive_counterfactual(
-    curated: Path, out: Path, max_shard_bytes: int, rows_per_batch: int, min_mask_pixels: int = 16
-) -> dict[str, Any]:
-    """Write the config from the curated rows; returns the summary (also written to summary.json)."""
-    manifest_path = curated / "manifest.jsonl"
-    if not manifest_path.is_file():
-        raise GroundBenchError(curated, "manifest.jsonl", "missing; run `groundbench convert gapartnet` first")
-    source_manifest = read_manifest(manifest_path)
-    manifest: dict[str, ManifestEntry] = {}
-    rows: list[dict[str, Any]] = []
-    single: list[str] = []
-    sources = 0
-    with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / CONFIG, max_shard_bytes, rows_per_batch) as writer:
-            for batch in iter_batches(curated):  # curated rows arrive sorted by example id
-                for row in batch.to_pylist():
-                    sources += 1
-                    derived = reasks_of(row, min_mask_pixels)
-                    if not derived:
-                        single.append(row["object_id"])
-                    for record in derived:
-                        writer.add(record)
-                        rows.append(light(record))
-                        manifest[record["image_sha256"]] = source_manifest[record["image_sha256"]]
-        write_manifest(tmp / CONFIG / "manifest.jsonl", manifest)
-        summary = summarize_reask(rows, CONSTRUCTION)
-        summary["source_rows"] = sources
-        summary["objects_without_reask"] = {o: "a single candidate part" for o in sorted(single)}
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
-    sys.stderr.write(format_reask(summary) + "\n")
-    sys.stderr.write(
-        "  objects without a re-ask (a single candidate part): " + (", ".join(sorted(single)) or "(none)") + "\n"
-    )
-    return summary
+@dataclass(frozen=True)
+class CuratedBatch:
+    """One Arrow batch of the curated rows (the item: rows arrive sorted by example id, batch by batch)."""
+
+    shard: Path
+    index: int
+    min_mask_pixels: int
+
+
+@dataclass(frozen=True)
+class BatchReasks:
+    sources: int  # curated rows read
+    reasks: list[dict[str, Any]]  # sorted by example id
+    single: list[str]  # objects with a single candidate part
+
+
+def reask_batch(item: CuratedBatch) -> BatchReasks:
+    rows = open_shard(item.shard).get_batch(item.index).to_pylist()
+    reasks, single = [], []
+    for row in rows:
+        derived = reasks_of(row, item.min_mask_pixels)
+        if not derived:
+            single.append(row["object_id"])
+        reasks += derived
+    return BatchReasks(len(rows), reasks, single)
+
+
+class CounterfactualSource(Source[CuratedBatch, BatchReasks]):
+    """The converted curated rows -> ``counterfactual_gapartnet``."""
+
+    label, unit, configs = "counterfactual batches", "batch", (CONFIG,)
+
+    def __init__(self, curated: Path, min_mask_pixels: int) -> None:
+        manifest_path = curated / "manifest.jsonl"
+        if not manifest_path.is_file():
+            raise GroundBenchError(curated, "manifest.jsonl", "missing; run `groundbench convert gapartnet` first")
+        self.curated = curated
+        self.min_mask_pixels = min_mask_pixels
+        self.source_manifest = read_manifest(manifest_path)
+        self.convert = reask_batch
+        self.light: list[dict[str, Any]] = []
+        self.single: list[str] = []
+        self.sources = 0
+        self.summary: dict[str, Any] = {}
+
+    def items(self) -> Sequence[CuratedBatch]:
+        return [
+            CuratedBatch(shard, index, self.min_mask_pixels)
+            for shard in shard_files(self.curated)
+            for index in range(open_shard(shard).num_record_batches)
+        ]
+
+    def map_options(self, items: Sequence[CuratedBatch]) -> MapOptions:
+        return MapOptions(workers=1, window=1)  # a few dozen curated rows: a worker would cost more than it saves
+
+    def accept(self, result: BatchReasks) -> Iterable[Emit]:
+        self.sources += result.sources
+        self.single += result.single
+        self.light += [light(record) for record in result.reasks]
+        entries = [self.source_manifest[record["image_sha256"]] for record in result.reasks]
+        return [Emit(CONFIG, result.reasks, entries)]
+
+    def finalize(self, output: Output) -> Iterable[Emit]:
+        summary = summarize_reask(self.light, CONSTRUCTION)
+        summary["source_rows"] = self.sources
+        summary["objects_without_reask"] = {o: "a single candidate part" for o in sorted(self.single)}
+        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        self.summary = summary
+        return ()
+
+    def report(self, progress: bool) -> None:
+        sys.stderr.write(format_reask(self.summary) + "\n")
+        sys.stderr.write(
+            "  objects without a re-ask (a single candidate part): "
+            + (", ".join(sorted(self.single)) or "(none)")
+            + "\n"
+        )
+
+
+def source(ctx: Context) -> CounterfactualSource:
+    """The registry's factory: re-asks of the curated rows converted under ``data/interim/gapartnet/``."""
+    return CounterfactualSource(ctx.interim / "gapartnet" / "curated_gapartnet", ctx.params.gapartnet.min_mask_pixels)

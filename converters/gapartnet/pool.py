@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import ContrastPoolFile, load_file
 
 
 @dataclass(frozen=True)
@@ -25,26 +24,13 @@ class PoolEntry:
 
 
 def read_pool(path: Path) -> dict[str, PoolEntry]:
-    """The file's pairs by pair id; each needs a pair and a reason, none twice."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise GroundBenchError(path, "file", f"expected a readable YAML pool file ({exc})") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("pairs"), list):
-        raise GroundBenchError(path, "pairs", "expected a mapping with a 'pairs' list")
+    """The file's pairs by pair id (validated by ``ContrastPoolFile``: a pair and a reason each), none twice."""
+    raw = load_file(ContrastPoolFile, path, "pool file")
     entries: dict[str, PoolEntry] = {}
-    for number, item in enumerate(raw["pairs"]):
-        where = f"pairs[{number}]"
-        if not isinstance(item, dict):
-            raise GroundBenchError(path, where, "expected a mapping with pair and reason")
-        pair, reason = item.get("pair"), item.get("reason")
-        if not isinstance(pair, str) or "/" not in pair or "->" not in pair:
-            raise GroundBenchError(path, f"{where}.pair", "expected '<object>/<original>-><requested>'")
-        if not isinstance(reason, str) or not reason.strip():
-            raise GroundBenchError(path, f"{where}.reason", "expected the reviewer's reason, as text")
-        if pair in entries:
-            raise GroundBenchError(path, f"{where}.pair", f"{pair} listed twice")
-        entries[pair] = PoolEntry(pair, reason.strip())
+    for number, item in enumerate(raw.pairs):
+        if item.pair in entries:
+            raise GroundBenchError(path, f"pairs[{number}].pair", f"{item.pair} listed twice")
+        entries[item.pair] = PoolEntry(item.pair, item.reason)
     return entries
 
 

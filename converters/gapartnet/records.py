@@ -55,6 +55,7 @@ from groundbench.converters.umd.regions import interior_point
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.params import GapartnetParams
 from groundbench.core.paths import relative_to
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
@@ -74,16 +75,6 @@ HIGHLIGHT_METHOD = (
     "target instance mask blended 50% with RGB(255,40,40) (rounded half up), its inner boundary "
     "(mask minus its 3x3 erosion) painted RGB(255,0,0); PNG compress_level 6"
 )
-
-
-@dataclass(frozen=True)
-class Settings:
-    iou_min: float = 0.5
-    coverage_min: float = 0.9
-    max_pixels: int = 64_000_000
-    instance_coverage_min: float = 0.5  # no bbox pickle: a part's box must hold this share of its mask
-    instance_ambiguity_margin: float = 0.05  # ... and is ambiguous when another assignment scores this close
-    min_mask_pixels: int = 16  # a part whose largest mask is smaller yields no bulk row (left_out)
 
 
 @dataclass(frozen=True)
@@ -132,7 +123,7 @@ class Task:
     views: tuple[View, ...]
     audit: AuditEntry | None
     audit_path: str
-    settings: Settings
+    settings: GapartnetParams
 
 
 @dataclass
@@ -169,7 +160,7 @@ def instance_assignment(
     meta: ViewMeta,
     corners: dict[str, np.ndarray],
     instance: np.ndarray,
-    settings: Settings,
+    settings: GapartnetParams,
 ) -> Assignment:
     """Instance id -> link: from ``bbox/<view>.pkl`` when present, else by mask-to-projected-box overlap."""
     if "bbox" in view.files:
@@ -201,14 +192,14 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     meta_bytes, meta_rel = _read(renders, view.files["metafile"])
     meta = parse_metafile(meta_bytes, meta_rel)
     rgb, rgb_rel = _read(renders, view.files["rgb"])
-    info = inspect_image(rgb, rgb_rel, settings.max_pixels)
+    info = inspect_image(rgb, rgb_rel, settings.max_image_pixels)
     shape = (meta.height, meta.width)
     if (info.height, info.width) != shape or info.format != "PNG":
         raise GroundBenchError(
             rgb_rel, "image", f"expected a {meta.width}x{meta.height} PNG, got {info.format} {info.width}x{info.height}"
         )
     seg_bytes, seg_rel = _read(renders, view.files["segmentation"])
-    semantic, instance = parse_segmentation(seg_bytes, seg_rel, shape, settings.max_pixels * 8)
+    semantic, instance = parse_segmentation(seg_bytes, seg_rel, shape, settings.max_image_pixels * 8)
     paths, hashes = [rgb_rel, seg_rel, meta_rel], [sha256_bytes(rgb), sha256_bytes(seg_bytes), sha256_bytes(meta_bytes)]
     if "bbox" in view.files:
         paths.append(relative_to(renders, view.files["bbox"]))

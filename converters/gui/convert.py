@@ -2,7 +2,8 @@
 group rows by screenshot -> convert each screenshot (in parallel) -> records in example_id order,
 shards, manifests.
 
-One function per source (``convert_pointerbench``, ``convert_screenspot``); both write
+The source side of the converter contract (:mod:`groundbench.core.runner`) for the four GUI formats
+(``pointerbench``, ``screenspot``, ``screenspot_v2``, ``screenspot_pro``): the runner writes
 ``<out>/<config>/`` (shards + ``manifest.jsonl``) for each config of the source, or an ``ABSENT``
 marker saying why a config has no data (for example ``gui_pro`` without a ``pointerbench-pro/``).
 
@@ -15,46 +16,33 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Generator
-from contextlib import closing, suppress
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
-from tqdm import tqdm
 
 from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION, pointerbench, screenspot
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.converters.gui.rows import Candidate, SourceRow, build_record
-from groundbench.core.atomic import atomic_dir
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.images import ImageInfo, inspect_image
-from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes, write_manifest
-from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.parallel import worker_count
+from groundbench.core.params import GuiParams, ShardParams, source_root
 from groundbench.core.paths import inside_root, relative_to
-from groundbench.core.shards import ShardWriter
+from groundbench.core.runner import Context, Emit, MapOptions, Source, run
 
-ABSENT_MARKER = "ABSENT"
 GENERATOR_STAMP = "generator.yaml"  # written by `groundbench generate-gui` at the root of each source it writes
 GENERATED_SOURCE = "groundbench_gui"
 MAX_NEIGHBOURS = 8  # other annotated targets on the same screenshot offered as candidate parts
 # Where ScreenSpot-family roots keep screenshots (screenspot_imgs/: v1's tar; screenspotv2_image/: v2's zip).
 IMAGE_FOLDERS = ("", "images", "screenspot_imgs", "screenspotv2_image")
 PARALLEL_MIN_BYTES = 1024**3  # screenshot bytes from which `workers: 0` starts worker processes (see _workers)
-
-
-@dataclass(frozen=True)
-class GuiParams:
-    max_image_pixels: int = 64_000_000
-    max_shard_bytes: int = 256 * 1024 * 1024
-    rows_per_batch: int = 256
-    workers: int = 0  # processes; 0 = every core for sources of PARALLEL_MIN_BYTES or more, else one
-    window: int = 32  # screenshots in flight at once (bounds memory: ScreenSpot-Pro frames are up to ~15 MB)
-    # Image bytes held back for example_id order before they are dropped and read again (see release.py).
-    max_held_bytes: int = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -307,50 +295,70 @@ def _workers(queue: list[ScreenshotItem], params: GuiParams) -> int:
     return worker_count(0) if total >= PARALLEL_MIN_BYTES else 1
 
 
-def write_configs(
-    root: Path,
-    out: Path,
-    source: str,
-    rows_by_config: dict[str, list[SourceRow]],
-    absent: dict[str, str],
-    image_paths: Callable[[SourceRow], list[Path]],
-    params: GuiParams,
-    progress: bool,
-) -> dict[str, int]:
-    plans = {
-        config: _plan(root, source, rows, image_paths, params.max_image_pixels)
-        for config, rows in sorted(rows_by_config.items())
-    }
-    # Why whole screenshots in the workers, released in example_id order (release.py), rather than light
-    # per-screenshot facts first and the records streamed afterwards: the latter reads every screenshot
-    # twice. Here the worker reads and hashes it once and returns its records with the bytes. Bounded:
-    # the items in flight (``window``), the records held back for example_id order (at most
-    # ``max_held_bytes`` of image bytes; on real files at most two screenshots) and the shard writer's
-    # batch -- never a whole config. All configs share one pool.
-    queue = [item for items in plans.values() for item in items]
-    workers = _workers(queue, params)
-    counts: dict[str, int] = {}
-    # ordered_map is a generator: closing it on an error shuts its workers down at once.
-    results = cast(Generator[ItemResult], ordered_map(convert_item, queue, workers, params.window))
-    with closing(results), atomic_dir(out) as tmp:
-        for config, reason in sorted(absent.items()):
-            (tmp / config).mkdir()
-            (tmp / config / ABSENT_MARKER).write_text(f"{config}: {reason}\n", encoding="utf-8")
-        bar = tqdm(total=len(queue), desc=f"{source} screenshots", unit="screenshot", disable=not progress)
-        for config, items in plans.items():
-            manifest: dict[str, ManifestEntry] = {}
-            release = OrderedRelease(params.max_held_bytes)
-            with ShardWriter(tmp / config, params.max_shard_bytes, params.rows_per_batch) as writer:
-                for position in range(len(items)):
-                    following = items[position + 1].first_id if position + 1 < len(items) else None
-                    for record, result in release.push(next(results), following):
-                        writer.add(record)
-                        manifest.setdefault(result.manifest.sha256, result.manifest)
-                    bar.update()
-            write_manifest(tmp / config / "manifest.jsonl", manifest)
-            counts[config] = writer.rows
-        bar.close()
-    return counts
+class GuiSource(Source[ScreenshotItem, ItemResult]):
+    """One GUI source folder -> its configs, one screenshot (with all its rows) per item.
+
+    Why whole screenshots in the workers, released in example_id order (release.py), rather than light
+    per-screenshot facts first and the records streamed afterwards: the latter reads every screenshot
+    twice. Here the worker reads and hashes it once and returns its records with the bytes. Bounded:
+    the items in flight (``window``), the records held back for example_id order (at most
+    ``max_held_bytes`` of image bytes; on real files at most two screenshots) and the shard writer's
+    batch -- never a whole config. All configs share one pool.
+    """
+
+    unit = "screenshot"
+
+    def __init__(
+        self,
+        root: Path,
+        source: str,
+        rows_by_config: dict[str, list[SourceRow]],
+        absent: dict[str, str],
+        image_paths: Callable[[SourceRow], list[Path]],
+        knobs: GuiParams,
+    ) -> None:
+        self.label = f"{source} screenshots"
+        self.knobs = knobs
+        self.convert = convert_item
+        self.plans = {
+            config: _plan(root, source, rows, image_paths, knobs.max_image_pixels)
+            for config, rows in sorted(rows_by_config.items())
+        }
+        self.configs = tuple(self.plans)
+        self.reasons = absent
+        # Per position in the queue: its config and the first id of the next item of that config (None: last).
+        self.queue = [item for items in self.plans.values() for item in items]
+        self.steps = [
+            (config, items[k + 1].first_id if k + 1 < len(items) else None)
+            for config, items in self.plans.items()
+            for k in range(len(items))
+        ]
+        self.position = 0
+        self.release: OrderedRelease | None = None
+        self.listed: set[str] = set()  # sha256 already in the config's manifest (the first screenshot keeps it)
+
+    def items(self) -> Sequence[ScreenshotItem]:
+        return self.queue
+
+    def map_options(self, items: Sequence[ScreenshotItem]) -> MapOptions:
+        return MapOptions(_workers(self.queue, self.knobs), self.knobs.window)
+
+    def absent(self) -> Mapping[str, str]:
+        return {config: f"{config}: {reason}" for config, reason in self.reasons.items()}
+
+    def accept(self, result: ItemResult) -> Iterable[Emit]:
+        config, following = self.steps[self.position]
+        if self.position == 0 or self.steps[self.position - 1][0] != config:
+            self.release, self.listed = OrderedRelease(self.knobs.max_held_bytes), set()
+        assert self.release is not None
+        self.position += 1
+        released = self.release.push(result, following)
+        entries = []
+        for _, item in released:
+            if item.manifest.sha256 not in self.listed:
+                self.listed.add(item.manifest.sha256)
+                entries.append(item.manifest)
+        return [Emit(config, [record for record, _ in released], entries)]
 
 
 def pointerbench_rows(root: Path) -> tuple[dict[str, list[SourceRow]], dict[str, str]]:
@@ -395,10 +403,16 @@ def _pointerbench_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
     return lambda row: [(root / row.annotation).parent / row.image_name]
 
 
-def convert_pointerbench(root: Path, out: Path, params: GuiParams, progress: bool = True) -> dict[str, int]:
+def pointerbench_source(root: Path, knobs: GuiParams) -> GuiSource:
     """``<root>/pointerbench-{sheets,text,pro}/data/test/metadata.jsonl`` -> gui_sheets, gui_text, gui_pro."""
     rows, absent = pointerbench_rows(root)
-    return write_configs(root, out, "pointerbench", rows, absent, _pointerbench_paths(root), params, progress)
+    return GuiSource(root, "pointerbench", rows, absent, _pointerbench_paths(root), knobs)
+
+
+def convert_pointerbench(
+    root: Path, out: Path, knobs: GuiParams, shards: ShardParams, progress: bool = True
+) -> dict[str, int]:
+    return run(pointerbench_source(root, knobs), out, shards, progress)
 
 
 def annotation_files(root: Path) -> list[Path]:
@@ -435,22 +449,34 @@ def _screenspot_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
     return lambda row: [root / folder / row.image_name for folder in IMAGE_FOLDERS]
 
 
-def convert_screenspot(
-    root: Path, out: Path, source: str, config: str, params: GuiParams, progress: bool = True
-) -> dict[str, int]:
+def screenspot_source(root: Path, source: str, config: str, knobs: GuiParams) -> GuiSource:
     """Every ScreenSpot-family annotation file under ``root`` -> ``config``."""
     rows = screenspot_rows(root, source, config)
-    return write_configs(root, out, source, {config: rows}, {}, _screenspot_paths(root), params, progress)
+    return GuiSource(root, source, {config: rows}, {}, _screenspot_paths(root), knobs)
 
 
-def list_items(root: Path, source: str, params: GuiParams | None = None) -> dict[str, list[ScreenshotItem]]:
+def convert_screenspot(
+    root: Path, out: Path, source: str, config: str, knobs: GuiParams, shards: ShardParams, progress: bool = True
+) -> dict[str, int]:
+    return run(screenspot_source(root, source, config, knobs), out, shards, progress)
+
+
+def source(ctx: Context) -> GuiSource:
+    """The registry's factory: the GUI source ``ctx.name`` as ``params.yaml`` configures it."""
+    folder = source_root(ctx.root, ctx.params, ctx.name)
+    assert folder is not None  # the pipeline marks a null source absent
+    if ctx.name == "pointerbench":
+        return pointerbench_source(folder, ctx.params.gui)
+    return screenspot_source(folder, ctx.name, f"gui_{ctx.name}", ctx.params.gui)
+
+
+def list_items(root: Path, source: str, max_image_pixels: int) -> dict[str, list[ScreenshotItem]]:
     """The items :func:`convert_item` converts, per config, for a GUI source folder as the pipeline reads it.
 
     ``source`` is ``pointerbench`` or a ScreenSpot-family source (``screenspot``, ``screenspot_v2``,
     ``screenspot_pro``, written to ``gui_<source>``). Within a config the items are in order of their
     first ``example_id``; each item's records come back sorted.
     """
-    params = params or GuiParams()
     if source == "pointerbench":
         rows, _ = pointerbench_rows(root)
         paths = _pointerbench_paths(root)
@@ -458,6 +484,6 @@ def list_items(root: Path, source: str, params: GuiParams | None = None) -> dict
         rows = {f"gui_{source}": screenspot_rows(root, source, f"gui_{source}")}
         paths = _screenspot_paths(root)
     return {
-        config: _plan(root, source, config_rows, paths, params.max_image_pixels)
+        config: _plan(root, source, config_rows, paths, max_image_pixels)
         for config, config_rows in sorted(rows.items())
     }

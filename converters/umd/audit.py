@@ -5,11 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from groundbench.core.errors import GroundBenchError
-
-FRAME_RULES = ("hand_labelled", "any")
+from groundbench.core.params import UmdAuditFile, load_file
 
 
 @dataclass(frozen=True)
@@ -26,26 +23,13 @@ class Audit:
 
 
 def read_audit(path: Path) -> Audit:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise GroundBenchError(path, "file", f"expected a readable YAML audit file ({exc})") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("tools"), list):
-        raise GroundBenchError(path, "tools", "expected a mapping with a 'tools' list")
-    rule = raw.get("frame_rule", "hand_labelled")
-    if rule not in FRAME_RULES:
-        raise GroundBenchError(path, "frame_rule", f"expected one of {FRAME_RULES}, got {rule!r}")
+    """The file, validated by its one definition (``UmdAuditFile``); a tool audited twice is an error too."""
+    raw = load_file(UmdAuditFile, path, "audit file")
     entries = []
     seen: set[str] = set()
-    for number, item in enumerate(raw["tools"]):
-        where = f"tools[{number}]"
-        if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
-            raise GroundBenchError(path, where, "expected a mapping with a 'tool' name")
-        frame = item.get("frame")
-        if frame is not None and (not isinstance(frame, int) or isinstance(frame, bool) or frame < 1):
-            raise GroundBenchError(path, f"{where}.frame", f"expected a frame number >= 1, got {frame!r}")
-        if item["tool"] in seen:
-            raise GroundBenchError(path, where, f"tool {item['tool']} audited twice")
-        seen.add(item["tool"])
-        entries.append(AuditEntry(tool=item["tool"], frame=frame, note=str(item.get("note", ""))))
-    return Audit(frame_rule=rule, entries=tuple(sorted(entries, key=lambda e: e.tool)))
+    for number, item in enumerate(raw.tools):
+        if item.tool in seen:
+            raise GroundBenchError(path, f"tools[{number}]", f"tool {item.tool} audited twice")
+        seen.add(item.tool)
+        entries.append(AuditEntry(tool=item.tool, frame=item.frame, note=item.note))
+    return Audit(frame_rule=raw.frame_rule, entries=tuple(sorted(entries, key=lambda e: e.tool)))

@@ -1,7 +1,9 @@
-"""UMD converter, top-down: find files -> parse each frame (in parallel) -> build and write records.
+"""UMD source, top-down: find frames -> parse runs of frames (in parallel) -> bulk rows; curated chosen at the end.
 
-Writes ``<out>/bulk_umd/`` and ``<out>/curated_umd/`` (shards plus ``manifest.jsonl``). Frames are
-processed in (tool, frame) order so rows reach the shard writer already sorted by ``example_id``.
+The source side of the converter contract (:mod:`groundbench.core.runner`): the items are runs of
+frames in (tool, frame) order, so rows reach the runner already sorted by ``example_id``; the runner
+writes ``<out>/bulk_umd/`` and ``<out>/curated_umd/`` (shards plus ``manifest.jsonl``) and
+``<out>/summary.json``.
 """
 
 from __future__ import annotations
@@ -10,38 +12,27 @@ import functools
 import json
 import sys
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-from tqdm import tqdm
 
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
 from groundbench.converters.umd.splits import Splits, ToolSplits, read_splits
-from groundbench.core.atomic import atomic_dir
 from groundbench.core.embed import image_embedder, without_image_bytes
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.manifests import ManifestEntry, write_manifest
-from groundbench.core.parallel import chunks, ordered_map, worker_count
+from groundbench.core.manifests import ManifestEntry
+from groundbench.core.parallel import chunks, worker_count
+from groundbench.core.params import UmdParams, source_root
 from groundbench.core.paths import relative_to
-from groundbench.core.shards import ShardWriter, records_to_batch
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.shards import records_to_batch
 from groundbench.schemas.features import arrow_schema
 
 CONFIGS = ("bulk_umd", "curated_umd")
-
-
-@dataclass(frozen=True)
-class UmdParams:
-    audit: Path
-    workers: int = 0
-    window: int = 512
-    frames_per_task: int = 32
-    max_image_pixels: int = 64_000_000
-    min_region_pixels: int = 16
-    max_shard_bytes: int = 256 * 1024 * 1024
-    rows_per_batch: int = 256
 
 
 @dataclass(frozen=True)
@@ -64,12 +55,12 @@ def find_frames(root: Path, skipped: list[str] | None = None) -> tuple[Path, lis
 
 
 def convert_item(
-    root: Path, frame: Frame, splits: ToolSplits, max_image_pixels: int = 64_000_000, min_region_pixels: int = 16
+    root: Path, frame: Frame, splits: ToolSplits, max_image_pixels: int, min_region_pixels: int
 ) -> list[dict[str, object]]:
-    """The bulk records of one frame: a pure function of the frame's own files (the unit to distribute).
+    """The bulk records of one frame: a pure function of the frame's own files.
 
     ``frame`` comes from :func:`find_frames`, ``splits`` from ``read_splits(tools_root.parent, root).of(tool)``.
-    ``convert_umd`` runs the same two steps in its workers (:func:`convert_frames`), a run of frames at a time.
+    The source runs the same two steps in its workers (:func:`convert_frames`), a run of frames at a time.
     """
     return bulk_records(parse_frame(root, frame, max_image_pixels), splits, min_region_pixels)
 
@@ -84,7 +75,7 @@ class FramesResult:
 
 
 def convert_frames(
-    root: Path, splits: Splits, max_image_pixels: int, frames: list[Frame], min_region_pixels: int = 16
+    root: Path, splits: Splits, max_image_pixels: int, min_region_pixels: int, frames: list[Frame]
 ) -> FramesResult:
     """:func:`convert_item` for consecutive frames, rows already in Arrow.
 
@@ -121,67 +112,77 @@ def choose_frame(tool: str, candidates: list[Candidate], audit: Audit, override:
     return best.frame
 
 
-def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True) -> dict[str, int]:
-    """Convert the tree under ``root``; returns rows per config."""
-    clutter: list[str] = []
-    tools_root, frames = find_frames(root, clutter)
-    splits = read_splits(tools_root.parent, root)
-    audit = read_audit(params.audit)
-    present = {f.tool for f in frames}
-    for entry in audit.entries:
-        if entry.tool not in present:
-            raise GroundBenchError(
-                params.audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree"
-            )
-    workers = worker_count(params.workers)
-    convert = functools.partial(
-        convert_frames, root, splits, params.max_image_pixels, min_region_pixels=params.min_region_pixels
-    )
-    # Work travels in runs of frames (fewer, larger messages); add_rows re-cuts the batches, so the
-    # shards are the same whatever the run length or the number of workers.
-    runs = list(chunks(frames, params.frames_per_task))
-    candidates: dict[str, list[Candidate]] = {}
-    manifests: dict[str, dict[str, ManifestEntry]] = {c: {} for c in CONFIGS}
-    counts = {}
-    flags: dict[str, Counter[str]] = {c: Counter() for c in CONFIGS}
-    with atomic_dir(out) as tmp:
-        with (
-            ShardWriter(
-                tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch, complete=image_embedder(root)
-            ) as bulk,
-            tqdm(total=len(frames), desc="umd frames", unit="frame", disable=not progress) as bar,
-        ):
-            for result in ordered_map(convert, runs, workers, max(1, params.window // params.frames_per_task)):
-                bulk.add_rows(result.rows)
-                flags["bulk_umd"].update(f for row in result.rows.column("flags").to_pylist() for f in row or [])
-                for entry in result.manifest:
-                    manifests["bulk_umd"][entry.sha256] = entry
-                for candidate in result.candidates:
-                    candidates.setdefault(candidate.frame.tool, []).append(candidate)
-                bar.update(len(result.candidates))
-        counts["bulk_umd"] = bulk.rows
-        with ShardWriter(tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch) as curated:
-            for entry in audit.entries:
-                frame = choose_frame(entry.tool, candidates[entry.tool], audit, entry.frame, params.audit)
-                chosen: ParsedFrame = parse_frame(root, frame, params.max_image_pixels)
-                record = curated_record(chosen, splits.of(entry.tool), params.min_region_pixels)
-                flags["curated_umd"].update(record["flags"])  # type: ignore[arg-type]
-                curated.add(record)
-                manifests["curated_umd"][chosen.source_sha256[0]] = manifest_entry(chosen)
-        counts["curated_umd"] = curated.rows
-        for config in CONFIGS:
-            write_manifest(tmp / config / "manifest.jsonl", manifests[config])
+class UmdSource(Source[list[Frame], FramesResult]):
+    """A UMD tree (``<root>/.../tools/``) -> ``bulk_umd`` and ``curated_umd``."""
+
+    label, unit, configs = "umd frames", "frame", CONFIGS
+
+    def __init__(self, root: Path, audit: Path, knobs: UmdParams) -> None:
+        self.root, self.audit_path, self.knobs = root, audit, knobs
+        self.clutter: list[str] = []
+        tools_root, self.frames = find_frames(root, self.clutter)
+        self.splits = read_splits(tools_root.parent, root)
+        self.audit = read_audit(audit)
+        present = {f.tool for f in self.frames}
+        for entry in self.audit.entries:
+            if entry.tool not in present:
+                raise GroundBenchError(audit, f"tool {entry.tool}", "audited tool not found in the source tools/ tree")
+        self.convert = functools.partial(
+            convert_frames, root, self.splits, knobs.max_image_pixels, knobs.min_region_pixels
+        )
+        self.candidates: dict[str, list[Candidate]] = {}
+        self.flags: dict[str, Counter[str]] = {c: Counter() for c in CONFIGS}
+
+    def items(self) -> Sequence[list[Frame]]:
+        # Work travels in runs of frames (fewer, larger messages); the shard writer re-cuts the batches,
+        # so the shards are the same whatever the run length or the number of workers.
+        return list(chunks(self.frames, self.knobs.frames_per_task))
+
+    def map_options(self, items: Sequence[list[Frame]]) -> MapOptions:
+        return MapOptions(worker_count(self.knobs.workers), max(1, self.knobs.window // self.knobs.frames_per_task))
+
+    def complete(self, config: str) -> Callable[[pa.RecordBatch], pa.RecordBatch] | None:
+        return image_embedder(self.root) if config == "bulk_umd" else None
+
+    def total(self, items: Sequence[list[Frame]]) -> int:
+        return len(self.frames)
+
+    def units(self, result: FramesResult) -> int:
+        return len(result.candidates)
+
+    def accept(self, result: FramesResult) -> Iterable[Emit]:
+        self.flags["bulk_umd"].update(f for row in result.rows.column("flags").to_pylist() for f in row or [])
+        for candidate in result.candidates:
+            self.candidates.setdefault(candidate.frame.tool, []).append(candidate)
+        return [Emit("bulk_umd", result.rows, result.manifest)]
+
+    def finalize(self, output: Output) -> Iterable[Emit]:
+        for entry in self.audit.entries:
+            frame = choose_frame(entry.tool, self.candidates[entry.tool], self.audit, entry.frame, self.audit_path)
+            chosen: ParsedFrame = parse_frame(self.root, frame, self.knobs.max_image_pixels)
+            record = curated_record(chosen, self.splits.of(entry.tool), self.knobs.min_region_pixels)
+            self.flags["curated_umd"].update(record["flags"])  # type: ignore[arg-type]
+            output.write(Emit("curated_umd", [record], [manifest_entry(chosen)]))
         summary = {
-            "rows": counts,
-            "flags": {c: dict(sorted(flags[c].items())) for c in CONFIGS},
-            "min_region_pixels": params.min_region_pixels,
-            "skipped_os_clutter": sorted(clutter),
+            "rows": output.counts(),
+            "flags": {c: dict(sorted(self.flags[c].items())) for c in CONFIGS},
+            "min_region_pixels": self.knobs.min_region_pixels,
+            "skipped_os_clutter": sorted(self.clutter),
         }
-        (tmp / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
-    if clutter or progress:
-        sys.stderr.write(f"umd: skipped {len(clutter)} operating-system clutter file(s)\n")
-    for config in CONFIGS:
-        if progress:
-            tally = ", ".join(f"{k} {v}" for k, v in sorted(flags[config].items())) or "(none)"
-            sys.stderr.write(f"{config} flags: {tally}\n")
-    return counts
+        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")
+        return ()
+
+    def report(self, progress: bool) -> None:
+        if self.clutter or progress:
+            sys.stderr.write(f"umd: skipped {len(self.clutter)} operating-system clutter file(s)\n")
+        for config in CONFIGS:
+            if progress:
+                tally = ", ".join(f"{k} {v}" for k, v in sorted(self.flags[config].items())) or "(none)"
+                sys.stderr.write(f"{config} flags: {tally}\n")
+
+
+def source(ctx: Context) -> UmdSource:
+    """The registry's factory: the UMD source as ``params.yaml`` configures it."""
+    folder = source_root(ctx.root, ctx.params, "umd")
+    assert folder is not None  # the pipeline marks a null source absent without building it
+    return UmdSource(folder, ctx.root / ctx.params.umd.audit, ctx.params.umd)

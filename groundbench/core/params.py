@@ -1,11 +1,19 @@
-"""``params.yaml``: every knob of the pipeline. Relative paths resolve against the repository root."""
+"""Typed parameters, loaded once: ``params.yaml`` and the human-written audit files.
+
+One pydantic definition per file is the only place a knob is named: every stage reads the validated
+model (``load_params``), nothing restates a default. A bad file fails with one
+:class:`GroundBenchError` naming the file, the dotted key and what was expected (unknown keys
+included, so a typo cannot silently fall back to a default). Relative paths resolve against the
+repository root.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal, TypeVar
 
 import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from groundbench.core.errors import GroundBenchError
 
@@ -22,38 +30,318 @@ NESTED_SOURCES = {
 }
 
 
-def load_params(root: Path) -> dict[str, Any]:
-    path = root / PARAMS_FILE
-    try:
-        params = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise GroundBenchError(path, "file", f"expected a readable YAML file ({exc})") from exc
-    if not isinstance(params, dict):
+class Section(BaseModel):
+    """A mapping of the file: every key required unless given a default here, no unknown key, read-only.
+
+    Strict: a YAML string is never read as a number (``workers: "2"`` is an error, not 2).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+# params.yaml ------------------------------------------------------------------------------------------
+
+
+class DatasetParams(Section):
+    version: str
+    date_published: str
+    url: str
+
+
+class GuiSources(Section):
+    pointerbench: str | None
+    screenspot: str | None
+    screenspot_v2: str | None
+    screenspot_pro: str | None
+
+
+class GapartnetSources(Section):
+    assets: str | None
+    renders: str | None
+
+
+class SourcesParams(Section):
+    """Where each source is read from: ``sample``, a folder (relative or absolute), or null (left out)."""
+
+    umd: str | None
+    gui: GuiSources
+    gapartnet: GapartnetSources | None
+
+
+class UmdSampleParams(Section):
+    frames_per_tool: int
+    seed: int
+
+
+class GuiSampleParams(Section):
+    examples_per_suite: int
+    frames: tuple[str, ...]
+    screenspot_rows: int
+    seed: int
+    workers: int
+
+    @field_validator("frames", mode="before")
+    @classmethod
+    def _frames_list(cls, value: Any) -> Any:
+        return tuple(value) if isinstance(value, list) else value  # YAML has lists, not tuples
+
+
+class GapartnetSampleParams(Section):
+    width: int
+    height: int
+    engine: Literal["embree", "triangle"]
+
+
+class SampleParams(Section):
+    root: str
+    umd: UmdSampleParams
+    gui: GuiSampleParams
+    gapartnet: GapartnetSampleParams
+
+
+class UmdParams(Section):
+    audit: str
+    workers: int
+    window: int
+    frames_per_task: int
+    max_image_pixels: int
+    min_region_pixels: int
+
+
+class GuiParams(Section):
+    max_image_pixels: int
+    workers: int
+    window: int
+    max_held_bytes: int
+
+
+class GapartnetParams(Section):
+    audit: str
+    workers: int
+    window: int
+    iou_min: float
+    coverage_min: float
+    instance_coverage_min: float
+    instance_ambiguity_margin: float
+    min_mask_pixels: int
+    max_image_pixels: int
+
+
+class RenderParams(Section):
+    width: int
+    height: int
+    # Kept as written (60 stays 60, not 60.0): the values are printed into the manifests' render call.
+    theta: int | float
+    phi: int | float
+    margin: int | float
+    engine: Literal["embree", "triangle"]
+
+
+class ContrastParams(Section):
+    pool: str
+    closed_pose_min_mask_share: float
+    render: RenderParams
+
+
+class ShardParams(Section):
+    max_bytes: int
+    rows_per_batch: int
+
+
+class ReportParams(Section):
+    thumb_side: int
+    detail_side: int
+    jpeg_quality: int
+
+
+class Params(Section):
+    """The whole of ``params.yaml``."""
+
+    dataset: DatasetParams
+    sources: SourcesParams
+    sample: SampleParams
+    umd: UmdParams
+    gui: GuiParams
+    gapartnet: GapartnetParams
+    contrast: ContrastParams
+    shards: ShardParams
+    report: ReportParams
+
+
+# The audit files (human-written, git-tracked) ------------------------------------------------------------
+
+
+class ListFile(Section):
+    """A YAML file holding one list under ``list_key`` (what its readers check beyond types stays there)."""
+
+    list_key: ClassVar[str] = ""
+    shape: ClassVar[str] = ""  # the message when the file is not a mapping holding that list
+
+
+class UmdAuditTool(Section):
+    tool: str
+    frame: int | None = None  # an explicit frame overrides the rule
+    note: str = ""
+
+    @field_validator("frame")
+    @classmethod
+    def _frame_number(cls, value: int | None) -> int | None:
+        if value is not None and value < 1:
+            raise ValueError(f"expected a frame number >= 1, got {value!r}")
+        return value
+
+
+class UmdAuditFile(ListFile):
+    """``data/audits/curated_umd.yaml``."""
+
+    list_key: ClassVar[str] = "tools"
+    shape: ClassVar[str] = "expected a mapping with a 'tools' list"
+    frame_rule: Literal["hand_labelled", "any"] = "hand_labelled"
+    tools: list[UmdAuditTool]
+
+
+class GapartnetAuditObject(Section):
+    object: str
+    view: str
+    target: str
+    action: str | None = None  # overrides the part-class table for the target
+    note: str = ""
+    exclude: str | None = None  # the auditor's reason for excluding the target
+
+    @field_validator("object", "view", "target", mode="before")
+    @classmethod
+    def _name(cls, value: Any) -> Any:
+        # Unquoted object ids are YAML integers; they name the same folder.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("action")
+    @classmethod
+    def _action(cls, value: str | None) -> str | None:
+        from groundbench.schemas.vocab import ACTIONS
+
+        if value is not None and value not in ACTIONS:
+            raise ValueError(f"expected one of {ACTIONS}, got {value!r}")
+        return value
+
+    @field_validator("exclude")
+    @classmethod
+    def _reason(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("expected the reason for excluding, as text")
+        return value
+
+
+class GapartnetAuditFile(ListFile):
+    """``data/audits/curated_gapartnet.yaml``."""
+
+    list_key: ClassVar[str] = "objects"
+    shape: ClassVar[str] = "expected a mapping with an 'objects' list"
+    objects: list[GapartnetAuditObject]
+
+
+class PoolPair(Section):
+    pair: str  # "<object>/<original part>-><requested part>" (extras.reask.pair_id)
+    reason: str
+
+    @field_validator("pair", mode="before")
+    @classmethod
+    def _pair(cls, value: Any) -> Any:
+        if not isinstance(value, str) or "/" not in value or "->" not in value:
+            raise ValueError("expected '<object>/<original>-><requested>'")
+        return value
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("expected the reviewer's reason, as text")
+        return value.strip()
+
+
+class ContrastPoolFile(ListFile):
+    """``data/audits/contrast_pool.yaml``."""
+
+    list_key: ClassVar[str] = "pairs"
+    shape: ClassVar[str] = "expected a mapping with a 'pairs' list"
+    pairs: list[PoolPair]
+
+
+# Loading -----------------------------------------------------------------------------------------------
+
+M = TypeVar("M", bound=Section)
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    """Pydantic's error location as the file's key: ``umd.workers``, ``tools[2].frame``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _reason(error: Any) -> str:
+    kind, message = error["type"], str(error["msg"])
+    if kind == "missing":
+        return "missing required key; see the README for every parameter"
+    if kind == "extra_forbidden":
+        return "unknown key (a misspelt key would otherwise fall back silently)"
+    if kind == "value_error":
+        return message.removeprefix("Value error, ")
+    return f"{message}, got {error.get('input')!r}"
+
+
+def validate(model: type[M], raw: Any, path: str | Path) -> M:
+    """``raw`` (parsed YAML) as ``model``; the first problem as one error naming the file and key."""
+    if issubclass(model, ListFile):
+        key = model.list_key
+        if not isinstance(raw, dict) or not isinstance(raw.get(key), list):
+            raise GroundBenchError(path, key, model.shape)
+    elif not isinstance(raw, dict):
         raise GroundBenchError(path, "file", "expected a mapping at the top level")
-    return params
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise GroundBenchError(path, _dotted(first["loc"]) or "file", _reason(first)) from None
 
 
-def get(params: dict[str, Any], dotted: str) -> Any:
-    node: Any = params
-    for key in dotted.split("."):
-        if not isinstance(node, dict) or key not in node:
-            raise GroundBenchError(PARAMS_FILE, dotted, "missing; see the README for every parameter")
-        node = node[key]
+def read_yaml(path: Path, what: str) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise GroundBenchError(path, "file", f"expected a readable YAML {what} ({exc})") from exc
+
+
+def load_file(model: type[M], path: Path, what: str) -> M:
+    return validate(model, read_yaml(path, what), path)
+
+
+def load_params(root: Path) -> Params:
+    # Named relative to the root: the message is the same wherever the repository lives.
+    path = root / PARAMS_FILE
+    return validate(Params, read_yaml(path, "file"), PARAMS_FILE)
+
+
+def source_value(params: Params, source: str) -> Any:
+    """The ``sources:`` value of a source (``umd``, ``pointerbench``, ``gapartnet.assets``, ...)."""
+    node: Any = params.sources
+    for key in NESTED_SOURCES.get(source, source).split("."):
+        node = None if node is None else getattr(node, key)
     return node
 
 
-def source_root(root: Path, params: dict[str, Any], source: str) -> Path | None:
+def source_root(root: Path, params: Params, source: str) -> Path | None:
     """The folder a source reads from: the embedded sample, a configured folder, or None (left out)."""
     key = NESTED_SOURCES.get(source, source)
-    value = get(params, f"sources.{key}")
+    value = source_value(params, source)
     if value is None:
         return None
-    if isinstance(value, dict):
+    if isinstance(value, BaseModel):
         # A source made of several folders (GAPartNet: assets + renders): its converter resolves each
         # part as "<source>.<part>"; the source is left out when any part is null.
-        parts = [source_root(root, params, f"{source}.{part}") for part in value]
+        parts = [source_root(root, params, f"{source}.{part}") for part in type(value).model_fields]
         return None if any(part is None for part in parts) else root
     if value == SAMPLE:
-        return root / get(params, "sample.root") / key.replace(".", "/")
+        return root / params.sample.root / key.replace(".", "/")
     path = Path(value)
     return path if path.is_absolute() else root / path

@@ -1,4 +1,9 @@
-"""Which configs exist, which source feeds each, and what a row of each is."""
+"""Which configs exist, which source feeds each, what a row of each is, and which converter builds it.
+
+Adding a source format: its folder under ``converters/`` (a ``source(ctx)`` factory returning a
+:class:`groundbench.core.runner.Source`), one :class:`SourceInfo` line in ``SOURCES`` and one
+:class:`ConfigInfo` line per config it writes (see the README, "Adding a source format").
+"""
 
 from __future__ import annotations
 
@@ -53,6 +58,49 @@ CONFIGS: tuple[ConfigInfo, ...] = (
 )
 
 BY_NAME = {c.name: c for c in CONFIGS}
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """A converter: ``groundbench convert NAME`` (or ``derive NAME``) runs its source through the runner."""
+
+    name: str
+    factory: str  # "module:function" making its runner.Source from a runner.Context (imported when run)
+    reads: str = ""  # key under `sources:` whose null leaves it out; "" = its name
+    interim: str = ""  # folder under data/interim/ it writes; "" = its name
+    derived: bool = False  # made by `groundbench derive` from rows other sources converted
+
+    @property
+    def reads_from(self) -> str:
+        return self.reads or self.name
+
+    @property
+    def interim_folder(self) -> str:
+        return self.interim or self.name
+
+
+GUI = "groundbench.converters.gui.convert:source"
+SOURCES: dict[str, SourceInfo] = {
+    s.name: s
+    for s in (
+        SourceInfo("umd", "groundbench.converters.umd.convert:source"),
+        SourceInfo("pointerbench", GUI),
+        SourceInfo("screenspot", GUI),
+        SourceInfo("screenspot_v2", GUI),
+        SourceInfo("screenspot_pro", GUI),
+        SourceInfo("gapartnet", "groundbench.converters.gapartnet.convert:source"),
+        SourceInfo(
+            "counterfactual",
+            "groundbench.converters.gapartnet.counterfactual:source",
+            "gapartnet",
+            "gapartnet_counterfactual",
+            derived=True,
+        ),
+        SourceInfo(
+            "contrast", "groundbench.converters.gapartnet.contrast:source", "gapartnet", "gapartnet_contrast", True
+        ),
+    )
+}
 DEFAULT_CONFIG = "curated_gapartnet"
 
 

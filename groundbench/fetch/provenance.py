@@ -15,7 +15,7 @@ from typing import Any
 
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.params import get
+from groundbench.core.params import Params, source_value
 
 SOURCES_DIR = Path("data/sources")
 RECORD = "provenance.json"
@@ -71,10 +71,10 @@ def checksum(record: dict[str, Any]) -> str:
     return f"sha256:{archive['sha256']}" if archive else f"tree-sha256:{record['tree']['sha256']}"
 
 
-def _reads_fetched(root: Path, params: dict[str, Any], source: str, key: str) -> bool:
+def _reads_fetched(root: Path, params: Params, source: str, key: str) -> bool:
     """Whether params.yaml points this source at its fetched tree (every part of it, for GAPartNet)."""
-    value = get(params, f"sources.{key}")
-    values = list(value.values()) if isinstance(value, dict) else [value]
+    value = source_value(params, key)
+    values = list(value.model_dump().values()) if value is not None and not isinstance(value, str) else [value]
     tree = tree_dir(root, source).resolve()
     for item in values:
         if not isinstance(item, str) or item == "sample":
@@ -85,7 +85,7 @@ def _reads_fetched(root: Path, params: dict[str, Any], source: str, key: str) ->
     return True
 
 
-def source_provenance(root: Path, params: dict[str, Any]) -> list[dict[str, Any]]:
+def source_provenance(root: Path, params: Params) -> list[dict[str, Any]]:
     """The provenance records of the fetched sources this build reads (params.yaml), by source name."""
     from groundbench.fetch.catalog import SOURCES
 

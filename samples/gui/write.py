@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import json
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,20 +24,12 @@ from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.params import GuiSampleParams
 from groundbench.samples.gui import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
 from groundbench.samples.gui.common import Frame, png_bytes, reference_point
 
 SUITES = {"sheets": (sheets.make_example, "gbs"), "text": (text.make_example, "gbt")}
 STAMP = "generator.yaml"
-
-
-@dataclass(frozen=True)
-class GuiSampleParams:
-    examples_per_suite: int = 40
-    frames: tuple[str, ...] = ("1024x768", "1366x768", "1920x1080", "2560x1440")
-    screenspot_rows: int = 12
-    seed: int = 0
-    workers: int = 0
 
 
 def _dumps(record: dict[str, Any]) -> str:

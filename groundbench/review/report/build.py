@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.params import ReportParams
 from groundbench.review.preview import decode, jpeg_bytes, overlay
 from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary, summarize
@@ -30,13 +31,6 @@ from groundbench.review.sheet import thumbnail
 
 T = TypeVar("T")
 ASSETS = ("gallery.css", "gallery.js")
-
-
-@dataclass(frozen=True)
-class ReportSettings:
-    thumb_side: int = 240
-    detail_side: int = 960
-    jpeg_quality: int = 88
 
 
 @dataclass(frozen=True)
@@ -67,7 +61,7 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _write_config(
-    tmp: Path, config: ConfigSource, settings: ReportSettings, progress: bool
+    tmp: Path, config: ConfigSource, settings: ReportParams, progress: bool
 ) -> tuple[list[RowSummary], dict[str, tuple[int, int]]]:
     """Thumbnails, detail images and row pages; returns the rows' summaries and thumbnail sizes."""
     folder = tmp / config.name
@@ -104,7 +98,7 @@ def _write_plot(tmp: Path, plot: Plot) -> None:
 
 
 def build_report(
-    out: Path, configs: Sequence[ConfigSource], settings: ReportSettings, progress: bool = True
+    out: Path, configs: Sequence[ConfigSource], settings: ReportParams, progress: bool = True
 ) -> dict[str, int]:
     """Write the gallery of ``configs`` (in the given order) to ``out``; returns rows per config."""
     with atomic_dir(out) as tmp:

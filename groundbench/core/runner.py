@@ -1,0 +1,200 @@
+"""The converter contract and the one runner that writes every source's configs.
+
+A source (``converters/<name>/``) only says *what* its rows are: it lists its items (picklable, in a
+fixed order) and turns one item into a result, in a worker process (:attr:`Source.convert`); back in
+the writing process, :meth:`Source.accept` turns each result, in item order, into rows of its configs
+plus their manifest entries (:class:`Emit`), and :meth:`Source.finalize` may add rows made from
+everything seen (a curated selection, a re-ask derivation) and summary files. The runner does the
+rest, the same for every source, as the Hugging Face ``datasets`` packaged builders do: the ordered
+parallel map with bounded memory (:func:`groundbench.core.parallel.ordered_map`), one shard writer
+and one image manifest per config, the atomic output folder (a failed run leaves the previous output
+in place), ``ABSENT`` markers for configs without data, and the progress bar.
+
+Output: ``<out>/<config>/`` (shards + ``manifest.jsonl``) for every config of the source,
+``<out>/<config>/ABSENT`` for each absent one, and the source's own files (``summary.json``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from contextlib import ExitStack, closing
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Generic, TypeVar, cast
+
+import pyarrow as pa
+from tqdm import tqdm
+
+from groundbench.core.atomic import atomic_dir
+from groundbench.core.manifests import ManifestEntry, write_manifest
+from groundbench.core.parallel import ordered_map
+from groundbench.core.params import Params, ShardParams
+from groundbench.core.shards import ShardWriter
+
+ABSENT_MARKER = "ABSENT"
+MANIFEST = "manifest.jsonl"
+
+I = TypeVar("I")  # noqa: E741 - an item, as the source lists it
+R = TypeVar("R")  # what converting one item gives
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a source's factory (its registry entry) is given to build the source."""
+
+    root: Path  # the repository root: relative paths in params.yaml resolve against it
+    params: Params
+    interim: Path  # data/interim: where sources are written (and derived sources read their inputs)
+    name: str  # the registry name being built (one factory may serve several formats)
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Rows of one config, sorted by ``example_id`` and after every row emitted for it before.
+
+    ``rows`` are records (dicts) or an Arrow batch built in the worker (written through the config's
+    ``complete`` step); ``manifest`` the entries of their images (a later entry for the same sha256
+    replaces an earlier one).
+    """
+
+    config: str
+    rows: Sequence[dict[str, Any]] | pa.RecordBatch = ()
+    manifest: Iterable[ManifestEntry] = ()
+
+
+@dataclass(frozen=True)
+class MapOptions:
+    """How the items are mapped; every field is passed to ``ordered_map`` as a keyword, in one place."""
+
+    workers: int  # processes (1 = in this process)
+    window: int  # items in flight at once (bounds memory)
+
+    def as_kwargs(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+
+class Source(Generic[I, R]):
+    """The contract of a source format: what a ``converters/<name>/`` module gives the runner.
+
+    Subclasses set the class attributes and implement :meth:`items` and :attr:`convert`; the other
+    hooks default to "nothing to add".
+    """
+
+    label: str = ""  # progress bar description, e.g. "umd frames"
+    unit: str = "item"
+    configs: tuple[str, ...] = ()  # configs written (each gets shards and a manifest, even with 0 rows)
+    summary: Mapping[str, Any] = MappingProxyType({})  # what finalize found (derived sources: `groundbench derive`)
+
+    # A module-level function (or functools.partial of one): it runs in worker processes.
+    convert: Callable[[I], R]
+
+    def items(self) -> Sequence[I]:
+        raise NotImplementedError
+
+    def map_options(self, items: Sequence[I]) -> MapOptions:
+        raise NotImplementedError
+
+    def absent(self) -> Mapping[str, str]:
+        """Configs of this source without data -> the one line of their ``ABSENT`` marker."""
+        return {}
+
+    def complete(self, config: str) -> Callable[[pa.RecordBatch], pa.RecordBatch] | None:
+        """A step applied to each Arrow batch of ``config`` just before it is written (e.g. embedding images)."""
+        return None
+
+    def total(self, items: Sequence[I]) -> int:
+        """Progress units of the whole run (default: one per item)."""
+        return len(items)
+
+    def units(self, result: R) -> int:
+        return 1
+
+    def accept(self, result: R) -> Iterable[Emit]:
+        """One item's result, in item order, as rows to write (the source may keep what it needs to finalize)."""
+        raise NotImplementedError
+
+    def finalize(self, output: Output) -> Iterable[Emit]:
+        """Rows made from everything accepted (curated selection, derivations); may write files."""
+        return ()
+
+    def report(self, progress: bool) -> None:
+        """After the output is in place: what to tell the user (stderr; ``progress`` is False under --quiet)."""
+
+
+class Output:
+    """The writing side the runner hands to :meth:`Source.finalize`: rows so far, and extra files."""
+
+    def __init__(self, folder: Path, writers: dict[str, ShardWriter]) -> None:
+        self.folder = folder
+        self._writers = writers
+        self.manifests: dict[str, dict[str, ManifestEntry]] = {config: {} for config in writers}
+
+    def write(self, emit: Emit) -> None:
+        writer = self._writers[emit.config]
+        if isinstance(emit.rows, pa.RecordBatch):
+            writer.add_rows(emit.rows)
+        else:
+            for record in emit.rows:
+                writer.add(record)
+        for entry in emit.manifest:
+            self.manifests[emit.config][entry.sha256] = entry
+
+    def rows(self, config: str) -> int:
+        return self._writers[config].rows
+
+    def counts(self) -> dict[str, int]:
+        return {config: writer.rows for config, writer in self._writers.items()}
+
+    def write_text(self, name: str, text: str) -> None:
+        (self.folder / name).write_text(text, encoding="utf-8")
+
+
+def write_absent(folder: Path, markers: Mapping[str, str]) -> None:
+    """``<folder>/<config>/ABSENT`` holding its one-line reason, for each config."""
+    for config, line in sorted(markers.items()):
+        (folder / config).mkdir()
+        (folder / config / ABSENT_MARKER).write_text(f"{line}\n", encoding="utf-8")
+
+
+def mark_absent(out: Path, markers: Mapping[str, str]) -> None:
+    """Replace ``out`` with only the ``ABSENT`` markers (a source left out of the build)."""
+    with atomic_dir(out) as tmp:
+        write_absent(tmp, markers)
+
+
+def run(source: Source[Any, Any], out: Path, shards: ShardParams, progress: bool = True) -> dict[str, int]:
+    """Convert ``source`` into ``out`` (replaced atomically); returns rows per config."""
+    items = source.items()
+    options = source.map_options(items)
+    with atomic_dir(out) as tmp:
+        write_absent(tmp, source.absent())
+        with ExitStack() as stack:
+            writers = {
+                config: stack.enter_context(
+                    ShardWriter(
+                        tmp / config, shards.max_bytes, shards.rows_per_batch, complete=source.complete(config)
+                    )
+                )
+                for config in source.configs
+            }
+            output = Output(tmp, writers)
+            # ordered_map is a generator: closing it on an error shuts its workers down at once.
+            mapped = cast(Generator[Any], ordered_map(source.convert, items, **options.as_kwargs()))
+            results = stack.enter_context(closing(mapped))
+            bar = stack.enter_context(
+                tqdm(total=source.total(items), desc=source.label, unit=source.unit, disable=not progress)
+            )
+            for result in results:
+                for emit in source.accept(result):
+                    output.write(emit)
+                bar.update(source.units(result))
+            for emit in source.finalize(output):
+                output.write(emit)
+        # The writers are closed (each replaced its folder): the manifests go in beside the shards.
+        for config in source.configs:
+            write_manifest(tmp / config / MANIFEST, output.manifests[config])
+        counts = output.counts()
+    source.report(progress)
+    return counts
