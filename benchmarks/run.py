@@ -81,23 +81,27 @@ class Section:
 def _umd_records(built: Built) -> Any:
     from groundbench.converters.umd.convert import convert_item, find_frames
     from groundbench.converters.umd.splits import read_splits
+    from groundbench.core.params import load_params
 
+    knobs = load_params(REPO).umd
     root = Path(built.roots["tree"])
     tools_root, frames = find_frames(root)
     splits = read_splits(tools_root.parent, root)
 
     def generate() -> Any:
         for frame in frames:
-            yield from convert_item(root, frame, splits.of(frame.tool))
+            yield from convert_item(root, frame, splits.of(frame.tool), knobs.max_image_pixels, knobs.min_region_pixels)
 
     return generate
 
 
 def _gapartnet_records(built: Built) -> Any:
-    from groundbench.converters.gapartnet.convert import GapartnetParams, convert_item, list_items
+    from groundbench.converters.gapartnet.convert import convert_item, list_items
+    from groundbench.core.params import load_params
 
     assert built.audit is not None
-    _, tasks = list_items(Path(built.roots["assets"]), Path(built.roots["renders"]), GapartnetParams(Path(built.audit)))
+    assets, renders = Path(built.roots["assets"]), Path(built.roots["renders"])
+    _, tasks = list_items(assets, renders, Path(built.audit), load_params(REPO).gapartnet)
 
     def generate() -> Any:
         for task in tasks:
@@ -112,10 +116,12 @@ class SkipMeasurement(Exception):
 
 def _gui_records(built: Built) -> Any:
     from groundbench.converters.gui.convert import convert_item, list_items
+    from groundbench.core.params import load_params
 
+    pixels = load_params(REPO).gui.max_image_pixels
     # every GUI source the conversion converts (pointerbench, screenspot, ...): the same rows as its figure
-    items = [item for source, root in sorted(built.roots.items()) for items in list_items(Path(root), source).values()
-             for item in items]
+    items = [item for source, root in sorted(built.roots.items())
+             for items in list_items(Path(root), source, pixels).values() for item in items]
 
     def generate() -> Any:
         for item in items:

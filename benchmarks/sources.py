@@ -25,6 +25,7 @@ import umd_bench
 from groundbench.converters.gapartnet.layout import VIEW_KINDS, VIEW_NAME
 from groundbench.samples.gapartnet import SAMPLE_OBJECTS, write_sample
 
+REPO = Path(__file__).resolve().parent.parent  # params.yaml: the sample knobs
 FULL_GAPARTNET_OBJECTS = 1_046
 FULL_GUI_PER_SUITE = 500
 
@@ -159,11 +160,12 @@ def gui_available() -> bool:
 
 
 def build_gui(work: Path, scale: float) -> Built:
-    from groundbench.samples.gui.write import GuiSampleParams, generate
+    from groundbench.core.params import load_params
+    from groundbench.samples.gui.write import generate
 
     started = time.perf_counter()
     per_suite = max(2, round(FULL_GUI_PER_SUITE * scale))
-    params = GuiSampleParams(examples_per_suite=per_suite)
+    params = load_params(REPO).sample.gui.model_copy(update={"examples_per_suite": per_suite})
     generate(work / "gui", params, progress=False)
     files = folder_files(work / "gui")
     return Built(

@@ -5,7 +5,7 @@ per-tool frame counts of research/umd.md section 1), reads it once to warm the p
 measures in two separate child processes, one after the other:
 
 * the floor: every source file's bytes read, plus ``scipy.io.loadmat`` of every label, on all cores;
-* the conversion: ``convert_umd`` with the default worker count (every core).
+* the conversion: the UMD source through the runner with the default worker count (every core).
 
 Prints a table and writes JSON. Targets (issue): conversion wall <= 1.5x the floor, peak RSS <= 1.5 GB,
 all cores busy. A missed target is reported, never turned into a non-zero exit status.
@@ -66,6 +66,7 @@ from groundbench.samples.umd import (
 # spawned workers re-import this script, and the floor's workers must not pay for the converter.
 
 DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "umd.json"
+REPO = Path(__file__).resolve().parent.parent  # params.yaml: the knobs the pipeline converts with
 
 # Targets from the issue.
 MAX_RATIO = 1.5  # conversion wall / floor wall
@@ -328,10 +329,14 @@ def measure_floor(root: Path, workers: int) -> Usage:
 
 
 def measure_conversion(root: Path, out: Path, audit: Path) -> Usage:
-    """Child: ``convert_umd`` exactly as the pipeline calls it, default workers (every core)."""
-    from groundbench.converters.umd.convert import UmdParams, convert_umd
+    """Child: the UMD source run exactly as the pipeline runs it, default workers (every core)."""
+    from groundbench.converters.umd.convert import UmdSource
+    from groundbench.core.params import load_params
+    from groundbench.core.runner import run
 
-    return measured(lambda: convert_umd(root, out, UmdParams(audit=audit, workers=0), progress=False))
+    params = load_params(REPO)
+    knobs = params.umd.model_copy(update={"workers": 0})
+    return measured(lambda: run(UmdSource(root, audit, knobs), out, params.shards, progress=False))
 
 
 # ----------------------------------------------------------------------------------------------

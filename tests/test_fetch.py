@@ -105,9 +105,10 @@ def test_http_fetch_resumes_after_a_dropped_connection_and_unpacks_the_release(
     # the build reads it once params.yaml points there; GUI and GAPartNet were not fetched
     assert run_cli(root, "sources", "real") == 0
     params = load_params(root)
-    assert params["sources"]["umd"] == "data/sources/umd/tree"
-    assert params["sources"]["gui"]["pointerbench"] is None and params["sources"]["gapartnet"]["assets"] is None
-    params["umd"]["workers"] = 1
+    assert params.sources.umd == "data/sources/umd/tree"
+    assert params.sources.gui.pointerbench is None
+    assert params.sources.gapartnet is not None and params.sources.gapartnet.assets is None
+    params = params.model_copy(update={"umd": params.umd.model_copy(update={"workers": 1})})
     counts = run_convert(root, params, "umd", progress=False)
     assert counts["bulk_umd"] > 0
     assert run_convert(root, params, "screenspot_pro", progress=False) == {}
@@ -288,7 +289,7 @@ def test_gapartnet_from_a_download_checks_its_layout(root: Path, tmp_path: Path)
     assert record["layout"] == {"assets": "GAPartNet_PartNetMobility/partnet_mobility_part", "renders": "renders"}
     assert record["archive"]["sha256"] == hashlib.sha256(with_renders.read_bytes()).hexdigest()
     assert run_cli(root, "sources", "real") == 0
-    gapartnet = load_params(root)["sources"]["gapartnet"]
+    gapartnet = load_params(root).sources.model_dump()["gapartnet"]
     assert gapartnet == {
         "assets": "data/sources/gapartnet/tree/GAPartNet_PartNetMobility/partnet_mobility_part",
         "renders": "data/sources/gapartnet/tree/renders",
@@ -298,7 +299,7 @@ def test_gapartnet_from_a_download_checks_its_layout(root: Path, tmp_path: Path)
     bare = _gapartnet_download(tmp_path / "bare", renders=False)
     assert run_cli(root, "fetch", "gapartnet", "--from", str(bare), "--update") == 0
     assert run_cli(root, "sources", "real") == 0
-    assert load_params(root)["sources"]["gapartnet"] == {"assets": None, "renders": None}
+    assert load_params(root).sources.model_dump()["gapartnet"] == {"assets": None, "renders": None}
     assert run_convert(root, load_params(root), "gapartnet", progress=False) == {}
     marker = (root / "data/interim/gapartnet/curated_gapartnet/ABSENT").read_text()
     assert "no rendered views" in marker

@@ -20,16 +20,20 @@ import pytest
 import yaml
 
 from groundbench.converters.gapartnet.annotations import parse_link_annotations
-from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.convert import convert_gapartnet
 from groundbench.converters.gapartnet.geometry import apply, link_transforms, rpy_matrix, transform
 from groundbench.converters.gapartnet.instances import MASK_OVERLAP, assign_by_overlap
 from groundbench.converters.gapartnet.layout import find_objects, find_views
-from groundbench.converters.gapartnet.records import Settings, Task, analyse_view
+from groundbench.converters.gapartnet.records import Task, analyse_view
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
-from tests.conftest import SHARED
+from tests.conftest import REPO, SHARED
+
+PARAMS = load_params(REPO)
+ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"
 needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/fixtures is not beside the project")
@@ -158,7 +162,7 @@ def test_every_instance_id_is_assigned_to_the_right_link_without_pickles(tree: t
     for obj in find_objects(assets):
         urdf = parse_urdf((obj.path / FILES[1]).read_bytes(), obj.object_id)
         annotations = parse_link_annotations((obj.path / FILES[0]).read_bytes(), obj.object_id)
-        task = Task(assets, renders, obj, tuple(views[obj.object_id]), None, "audit.yaml", Settings())
+        task = Task(assets, renders, obj, tuple(views[obj.object_id]), None, "audit.yaml", PARAMS.gapartnet)
         for view in views[obj.object_id]:
             assert "bbox" not in view.files
             analysed = analyse_view(task, urdf, annotations, view)
@@ -174,8 +178,7 @@ def test_every_instance_id_is_assigned_to_the_right_link_without_pickles(tree: t
 def test_the_converter_and_its_audit_check_use_the_assignment(tree: tuple, tmp_path: Path) -> None:
     assets, renders, truth = tree
     out = tmp_path / "out"
-    params = GapartnetParams(audit=_audit(tmp_path, "link_9"), workers=1)
-    convert_gapartnet(assets, renders, out, params, progress=False)
+    convert_gapartnet(assets, renders, out, _audit(tmp_path, "link_9"), ONE_WORKER, PARAMS.shards, progress=False)
     curated = {r["object_id"]: r for r in read_table(out / "curated_gapartnet").to_pylist()}
     assert set(curated) == {"45780", "102442"}
     camera = curated["102442"]
@@ -194,7 +197,7 @@ def test_the_converter_and_its_audit_check_use_the_assignment(tree: tuple, tmp_p
     # a never-visible part is refused as the curated target, naming the entry
     with pytest.raises(GroundBenchError, match=r"objects\[102442\].target: part link_0 not visible in Camera_102442"):
         convert_gapartnet(
-            assets, renders, tmp_path / "o2", GapartnetParams(audit=_audit(tmp_path, "link_0"), workers=1), False
+            assets, renders, tmp_path / "o2", _audit(tmp_path, "link_0"), ONE_WORKER, PARAMS.shards, False
         )
 
 

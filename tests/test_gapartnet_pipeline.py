@@ -12,9 +12,10 @@ import yaml
 from datasets import load_dataset
 from PIL import Image
 
-from groundbench.converters.gapartnet.convert import GapartnetParams, convert_gapartnet
+from groundbench.converters.gapartnet.convert import convert_gapartnet
 from groundbench.converters.gapartnet.geometry import box_iou, mask_box
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.samples.gapartnet import WRONG_FRAME_OBJECT, write_sample
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
@@ -23,6 +24,8 @@ from groundbench.stages.pipeline import HF_FOLDER, SHARDS
 from tests.conftest import REPO, digests, run_cli
 
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
+PARAMS = load_params(REPO)
+ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +38,7 @@ def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def converted(sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("gapartnet_out") / "interim"
-    convert_gapartnet(sample / "assets", sample / "renders", out, GapartnetParams(audit=AUDIT, workers=1), False)
+    convert_gapartnet(sample / "assets", sample / "renders", out, AUDIT, ONE_WORKER, PARAMS.shards, False)
     return out
 
 
@@ -128,7 +131,7 @@ def test_an_audit_entry_can_exclude_its_target_with_a_reason(sample: Path, tmp_p
     audit = tmp_path / "audit.yaml"
     audit.write_text(yaml.safe_dump(raw))
     out = tmp_path / "out"
-    convert_gapartnet(sample / "assets", sample / "renders", out, GapartnetParams(audit=audit, workers=1), False)
+    convert_gapartnet(sample / "assets", sample / "renders", out, audit, ONE_WORKER, PARAMS.shards, False)
     rows = {r["object_id"]: r for r in _rows(out, "curated_gapartnet")}
     keyboard = rows[raw["objects"][2]["object"]]
     assert keyboard["excluded"] and keyboard["exclusion_tags"] == ["audit_excluded"]
@@ -188,7 +191,7 @@ def test_renders_without_bbox_pickles_convert_identically(sample: Path, converte
     shutil.copytree(sample, copy)
     shutil.rmtree(copy / "renders" / "bbox")
     out = tmp_path / "out"
-    convert_gapartnet(copy / "assets", copy / "renders", out, GapartnetParams(audit=AUDIT, workers=1), False)
+    convert_gapartnet(copy / "assets", copy / "renders", out, AUDIT, ONE_WORKER, PARAMS.shards, False)
     for config in ("curated_gapartnet", "bulk_gapartnet"):
         with_pickles, without = _rows(converted, config), _rows(out, config)
         assert [_without_instance_facts(r) for r in with_pickles] == [_without_instance_facts(r) for r in without]
@@ -224,7 +227,7 @@ def test_audit_errors_name_the_entry(sample: Path, tmp_path: Path, changes: dict
     audit = _audit_with(tmp_path, **changes)
     with pytest.raises(GroundBenchError, match=message):
         convert_gapartnet(
-            sample / "assets", sample / "renders", tmp_path / "o", GapartnetParams(audit=audit, workers=1), False
+            sample / "assets", sample / "renders", tmp_path / "o", audit, ONE_WORKER, PARAMS.shards, False
         )
 
 

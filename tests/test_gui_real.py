@@ -15,7 +15,6 @@ import pytest
 from PIL import Image
 
 from groundbench.converters.gui.convert import (
-    GuiParams,
     convert_item,
     convert_pointerbench,
     convert_screenspot,
@@ -24,12 +23,23 @@ from groundbench.converters.gui.convert import (
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
+from groundbench.core.params import GuiParams, load_params
 from groundbench.core.shards import read_table
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
+from tests.conftest import REPO
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gui"
+
+PARAMS = load_params(REPO)
+GUI, SHARDS = PARAMS.gui, PARAMS.shards
+
+
+def gui(**changes: object) -> GuiParams:
+    return GUI.model_copy(update=changes)
+
+
 _BLANK: dict[tuple[int, int], bytes] = {}
 
 
@@ -59,7 +69,7 @@ def pointerbench(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_pointerbench_all_subsets_convert(pointerbench: Path, tmp_path: Path) -> None:
-    counts = convert_pointerbench(pointerbench, tmp_path / "out", GuiParams(), progress=False)
+    counts = convert_pointerbench(pointerbench, tmp_path / "out", GUI, SHARDS, progress=False)
     assert counts == {"gui_pro": 500, "gui_sheets": 500, "gui_text": 500}
     text = _rows(tmp_path / "out" / "gui_text")
     answers = Counter(r["answer_type"] for r in text)
@@ -87,7 +97,7 @@ def test_pointerbench_without_pro_marks_gui_pro_absent(pointerbench: Path, tmp_p
     root = tmp_path / "pb"
     shutil.copytree(pointerbench, root)
     shutil.rmtree(root / "pointerbench-pro")
-    counts = convert_pointerbench(root, tmp_path / "out", GuiParams(), progress=False)
+    counts = convert_pointerbench(root, tmp_path / "out", GUI, SHARDS, progress=False)
     assert set(counts) == {"gui_sheets", "gui_text"}
     assert "pointerbench-pro" in (tmp_path / "out" / "gui_pro" / "ABSENT").read_text()
 
@@ -99,7 +109,7 @@ def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
         shutil.copy(path, root)
         for record in json.loads(path.read_text(encoding="utf-8")):
             (root / record["img_filename"]).write_bytes(blank_png(tuple(record["img_size"])))
-    counts = convert_screenspot(root, tmp_path / "out", "screenspot_v2", "gui_screenspot_v2", GuiParams(), False)
+    counts = convert_screenspot(root, tmp_path / "out", "screenspot_v2", "gui_screenspot_v2", GUI, SHARDS, False)
     assert counts == {"gui_screenspot_v2": 1272}
     rows = _rows(tmp_path / "out" / "gui_screenspot_v2")
     # the split comes from the file name: the 80 desktop/mobile rows marked "shop" stay in their split
@@ -132,7 +142,7 @@ def _uground_root(tmp_path: Path) -> Path:
 
 def test_screenspot_v1_uground_jsonl(tmp_path: Path) -> None:
     root = _uground_root(tmp_path)
-    counts = convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", GuiParams(), False)
+    counts = convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", GUI, SHARDS, False)
     assert counts == {"gui_screenspot": 1272}
     rows = _rows(tmp_path / "out" / "gui_screenspot")
     assert Counter(r["extras"]["gui"]["split"] for r in rows) == {"mobile": 502, "desktop": 334, "web": 436}
@@ -151,7 +161,7 @@ def test_screenspot_pro_records(tmp_path: Path) -> None:
         path = root / "images" / record["img_filename"]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(blank_png(tuple(record["img_size"])))
-    counts = convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+    counts = convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
     assert counts == {"gui_screenspot_pro": 2}
     rows = _rows(tmp_path / "out" / "gui_screenspot_pro")
     assert rows[0]["example_id"] == "gui_screenspot_pro/android_studio_macos_0"
@@ -186,7 +196,7 @@ def _pro(bbox: list, **extra: object) -> dict:
 
 def test_negative_coordinate_is_clamped_and_tagged(tmp_path: Path) -> None:
     root = _pro_root(tmp_path, [_pro([135, -1, 151, 19])])  # the real inventor_windows_60 box
-    convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+    convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
     (row,) = _rows(tmp_path / "out" / "gui_screenspot_pro")
     assert row["parts"][0]["bbox_xyxy"] == [135, 0, 151, 19] and row["exclusion_tags"] == ["box_clamped"]
     assert row["extras"]["gui"]["raw_bbox"] == [135, -1, 151, 19]
@@ -194,7 +204,7 @@ def test_negative_coordinate_is_clamped_and_tagged(tmp_path: Path) -> None:
 
 def test_fractional_box_is_detected_and_converted(tmp_path: Path) -> None:
     root = _pro_root(tmp_path, [_pro([0.5, 0.25, 0.75, 0.5])])
-    convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+    convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
     (row,) = _rows(tmp_path / "out" / "gui_screenspot_pro")
     assert row["parts"][0]["bbox_xyxy"] == [100, 25, 150, 50]
     assert row["extras"]["gui"]["box_notes"] == ["normalized"] and not row["excluded"]
@@ -214,7 +224,7 @@ def test_fractional_box_is_detected_and_converted(tmp_path: Path) -> None:
 def test_bad_records_name_the_row(tmp_path: Path, record: dict, field: str, reason: str) -> None:
     root = _pro_root(tmp_path, [_pro([1, 1, 5, 5], id="ok_0"), record])
     with pytest.raises(GroundBenchError) as error:
-        convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+        convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
     assert error.value.field == field and reason in error.value.reason
     assert "annotations/inventor_windows.json: row 1" in error.value.path
     assert not (tmp_path / "out").exists()  # nothing partial
@@ -224,14 +234,14 @@ def test_image_path_may_not_leave_the_root(tmp_path: Path) -> None:
     root = _pro_root(tmp_path, [_pro([1, 1, 5, 5], img_filename="../outside.png")])
     (tmp_path / "outside.png").write_bytes(blank_png((200, 100)))
     with pytest.raises(GroundBenchError, match="outside the source root"):
-        convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GuiParams(), False)
+        convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
 
 
 def test_convert_item_gives_the_converters_rows_for_one_screenshot(tmp_path: Path) -> None:
     """The per-item function is the converter: one real screenshot's records equal its shard rows."""
     root = _uground_root(tmp_path)
-    convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", GuiParams(workers=1), False)
-    items = list_items(root, "screenspot")["gui_screenspot"]
+    convert_screenspot(root, tmp_path / "out", "screenspot", "gui_screenspot", gui(workers=1), SHARDS, False)
+    items = list_items(root, "screenspot", GUI.max_image_pixels)["gui_screenspot"]
     item = max(items, key=lambda i: (len(i.rows), i.rel))  # the screenshot with most rows: neighbours matter
     assert len(item.rows) > 2
     result = convert_item(item)
@@ -263,14 +273,14 @@ def _interleaved_root(tmp_path: Path) -> Path:
 def test_parallel_and_reread_conversions_write_the_same_bytes(tmp_path: Path) -> None:
     root = _interleaved_root(tmp_path)
     runs = {
-        "one process": GuiParams(workers=1),
-        "two workers, one screenshot per chunk": GuiParams(workers=2, window=2),
-        "nothing held back (screenshots read again)": GuiParams(workers=1, max_held_bytes=0),
+        "one process": gui(workers=1),
+        "two workers, one screenshot per chunk": gui(workers=2, window=2),
+        "nothing held back (screenshots read again)": gui(workers=1, max_held_bytes=0),
     }
     written = {}
     for name, params in runs.items():
         out = tmp_path / name
-        assert convert_screenspot(root, out, "screenspot_v2", "gui_screenspot_v2", params, False) == {
+        assert convert_screenspot(root, out, "screenspot_v2", "gui_screenspot_v2", params, SHARDS, False) == {
             "gui_screenspot_v2": 6
         }
         written[name] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}

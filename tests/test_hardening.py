@@ -38,7 +38,7 @@ from groundbench.converters.gapartnet.annotations import (
     parse_semantics,
 )
 from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, SEMANTICS, URDF, find_objects, find_views
-from groundbench.converters.gapartnet.records import Settings, Task, convert_object
+from groundbench.converters.gapartnet.records import Task, convert_object
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.safepickle import safe_load
 from groundbench.converters.gapartnet.urdf import parse_urdf
@@ -49,13 +49,14 @@ from groundbench.converters.gapartnet.views import (
     parse_metafile,
     parse_segmentation,
 )
-from groundbench.converters.gui.convert import GuiParams, convert_pointerbench, convert_screenspot
+from groundbench.converters.gui.convert import convert_pointerbench, convert_screenspot
 from groundbench.converters.umd.audit import read_audit
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import list_frames
 from groundbench.converters.umd.splits import parse_fold_file, parse_split_file
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.images import inspect_image
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.samples.umd import SAMPLE_TOOLS, draw_labels, mat_bytes
@@ -556,7 +557,8 @@ def test_fuzz_gapartnet_object(gapartnet_sample: Path, tmp_path: Path) -> None:
     shutil.copytree(gapartnet_sample, tmp_path / "gapartnet")
     assets, renders = tmp_path / "gapartnet" / "assets", tmp_path / "gapartnet" / "renders"
     obj = next(o for o in find_objects(assets) if o.object_id == GAPARTNET_OBJECT)
-    task = Task(assets, renders, obj, tuple(find_views(renders)[GAPARTNET_OBJECT]), None, "audit.yaml", Settings())
+    views = tuple(find_views(renders)[GAPARTNET_OBJECT])
+    task = Task(assets, renders, obj, views, None, "audit.yaml", load_params(REPO).gapartnet)
     targets = {
         "annotation": assets / GAPARTNET_OBJECT / LINK_ANNOTATION,
         "urdf": assets / GAPARTNET_OBJECT / URDF,
@@ -631,7 +633,8 @@ def _object_copy(sample: Path, tmp: Path) -> tuple[Path, Path]:
 
 def _convert_one(assets: Path, renders: Path, object_id: str = GAPARTNET_OBJECT) -> list[dict[str, Any]]:
     obj = next(o for o in find_objects(assets) if o.object_id == object_id)
-    task = Task(assets, renders, obj, tuple(find_views(renders)[object_id]), None, "audit.yaml", Settings())
+    views = tuple(find_views(renders)[object_id])
+    task = Task(assets, renders, obj, views, None, "audit.yaml", load_params(REPO).gapartnet)
     return convert_object(task).bulk
 
 
@@ -1050,11 +1053,12 @@ def _scrub(base: Path) -> Callable[[str], str]:
 
 def convert_gui_folder(root: Path, out: Path, source: str) -> str:
     """Convert like the pipeline, then validate like `bake`; returns the outcome for the table."""
-    params = GuiParams()
+    params = load_params(REPO)
     if source == "pointerbench":
-        counts = convert_pointerbench(root, out, params, progress=False)
+        counts = convert_pointerbench(root, out, params.gui, params.shards, progress=False)
     else:
-        counts = convert_screenspot(root, out, source, GUI_CONFIG[source], params, progress=False)
+        config = GUI_CONFIG[source]
+        counts = convert_screenspot(root, out, source, config, params.gui, params.shards, progress=False)
     excluded = 0
     for config in counts:
         table = read_table(out / config)

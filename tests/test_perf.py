@@ -19,11 +19,14 @@ from groundbench.converters.umd.regions import interior_point, labelled_rect, re
 from groundbench.converters.umd.splits import read_splits
 from groundbench.core.embed import image_embedder
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import load_params
 from groundbench.core.published import data_files
 from groundbench.core.shards import ShardWriter, read_table, records_to_batch, shard_files
 from groundbench.stages import verify as verify_module
 from groundbench.stages.pipeline import HF_FOLDER, IMAGES, SHARDS
-from tests.conftest import build_all
+from tests.conftest import REPO, build_all
+
+UMD = load_params(REPO).umd
 
 
 def _flip_byte(path: Path, offset: int) -> None:
@@ -61,7 +64,11 @@ def test_convert_item_gives_the_rows_the_pipeline_writes(project: Path) -> None:
     root = Path(yaml.safe_load((project / "params.yaml").read_text())["sources"]["umd"])
     tools_root, frames = find_frames(root)
     splits = read_splits(tools_root.parent, root)
-    rows = [row for frame in frames for row in convert_item(root, frame, splits.of(frame.tool))]
+    rows = [
+        row
+        for frame in frames
+        for row in convert_item(root, frame, splits.of(frame.tool), UMD.max_image_pixels, UMD.min_region_pixels)
+    ]
     interim = read_table(project / "data/interim/umd/bulk_umd").to_pylist()
     assert [r["example_id"] for r in rows] == [r["example_id"] for r in interim]
     assert [r["image"]["bytes"] for r in rows] == [r["image"]["bytes"] for r in interim]
@@ -180,10 +187,14 @@ def test_umd_rows_embed_the_jpeg_the_worker_hashed_and_refuse_a_changed_one(proj
     root = Path(yaml.safe_load((project / "params.yaml").read_text())["sources"]["umd"])
     tools_root, frames = find_frames(root)
     splits = read_splits(tools_root.parent, root)
-    result = convert_frames(root, splits, 64_000_000, frames[:3])
+    result = convert_frames(root, splits, UMD.max_image_pixels, UMD.min_region_pixels, frames[:3])
     assert result.rows.column("image").field("bytes").null_count == result.rows.num_rows  # no bytes in transit
     embedded = image_embedder(root)(result.rows)
-    expected = [row for frame in frames[:3] for row in convert_item(root, frame, splits.of(frame.tool))]
+    expected = [
+        row
+        for frame in frames[:3]
+        for row in convert_item(root, frame, splits.of(frame.tool), UMD.max_image_pixels, UMD.min_region_pixels)
+    ]
     assert embedded.column("image").to_pylist() == [row["image"] for row in expected]
     copy = tmp_path / "umd"
     shutil.copytree(root, copy)

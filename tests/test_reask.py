@@ -21,7 +21,6 @@ from datasets import load_dataset
 from groundbench.converters.gapartnet.annotations import parse_link_annotations
 from groundbench.converters.gapartnet.audit import read_audit
 from groundbench.converters.gapartnet.contrast import (
-    ContrastParams,
     contrast_pairs,
     mine_contrast,
     object_actions,
@@ -32,6 +31,7 @@ from groundbench.converters.gapartnet.renderer import render_view
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import load_npz
 from groundbench.core.manifests import read_manifest, sha256_bytes
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.samples.gapartnet import (
     CLOSED_POSE_OBJECT,
@@ -52,6 +52,8 @@ from tests.conftest import REPO, run_cli
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
 POOL = REPO / "data" / "audits" / "contrast_pool.yaml"
 REASK_CONFIGS = ("counterfactual_gapartnet", "contrast_gapartnet")
+PARAMS = load_params(REPO)
+ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 
 @pytest.fixture(scope="module")
@@ -322,8 +324,8 @@ def test_rerendering_is_tried_before_a_highlight_mismatch(project: Path, tmp_pat
         (assets / safe.object_id / name).parent.mkdir(parents=True, exist_ok=True)
         (assets / safe.object_id / name).write_bytes(data)
     out = tmp_path / "out"
-    params = ContrastParams(audit=AUDIT, workers=1)
-    mine_contrast(assets, sample / "renders", project / INTERIM / "gapartnet" / "bulk_gapartnet", out, params, False)
+    bulk = project / INTERIM / "gapartnet" / "bulk_gapartnet"
+    mine_contrast(assets, sample / "renders", bulk, out, AUDIT, None, ONE_WORKER, PARAMS.contrast, PARAMS.shards, False)
     rows = [r for r in read_table(out / "contrast_gapartnet").to_pylist() if r["object_id"] == HIGHLIGHT_ONLY_OBJECT]
     assert len(rows) == 2
     for row in rows:
@@ -335,10 +337,11 @@ def test_rerendering_is_tried_before_a_highlight_mismatch(project: Path, tmp_pat
 def test_the_closed_pose_threshold_is_a_param(project: Path, tmp_path: Path) -> None:
     sample = _sample(project)
     share = 0.005  # 384 pixels at 320x240: the small buttons and knobs now count as hidden
-    params = ContrastParams(audit=AUDIT, workers=1, min_mask_share=share)
+    contrast = PARAMS.contrast.model_copy(update={"closed_pose_min_mask_share": share})
     out = tmp_path / "out"
+    bulk = project / INTERIM / "gapartnet" / "bulk_gapartnet"
     mine_contrast(
-        sample / "assets", sample / "renders", project / INTERIM / "gapartnet" / "bulk_gapartnet", out, params, False
+        sample / "assets", sample / "renders", bulk, out, AUDIT, None, ONE_WORKER, contrast, PARAMS.shards, False
     )
     for row in read_table(out / "contrast_gapartnet").to_pylist():
         reask = row["extras"]["reask"]

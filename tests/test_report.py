@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from groundbench.review.report.build import ReportSettings, build_report, with_neighbours
+from groundbench.core.params import ReportParams
+from groundbench.review.report.build import build_report, with_neighbours
 from groundbench.review.rows import file_stem, iter_rows
 from tests.conftest import digests, run_cli
 from tests.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows
 
-SETTINGS = ReportSettings(thumb_side=160, detail_side=400, jpeg_quality=85)
+SETTINGS = ReportParams(thumb_side=160, detail_side=400, jpeg_quality=85)
 
 
 @pytest.fixture(scope="module")

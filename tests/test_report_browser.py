@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from groundbench.review.report.build import ReportSettings, build_report
+from groundbench.core.params import ReportParams
+from groundbench.review.report.build import build_report
 from groundbench.review.rows import file_stem, iter_rows
 from tests.viz_records import (
     build_gapartnet_project,
@@ -53,7 +54,7 @@ def site(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     """The gallery served on 127.0.0.1 (a free port), for the duration of the module."""
     out = tmp_path_factory.mktemp("site") / "report"
     sources = gallery_sources(built) + gapartnet_sources(built)
-    build_report(out, sources, ReportSettings(thumb_side=160, detail_side=400), progress=False)
+    build_report(out, sources, ReportParams(thumb_side=160, detail_side=400, jpeg_quality=88), progress=False)
     handler = functools.partial(_Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -22,13 +22,17 @@ from typing import Any
 import pytest
 import yaml
 
-from groundbench.converters.gui.convert import GuiParams, convert_pointerbench
+from groundbench.converters.gui.convert import convert_pointerbench
+from groundbench.core.params import load_params
 from groundbench.core.published import write_config
 from groundbench.core.shards import read_table
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring import score
 from groundbench.scoring.gate import card_key
+from tests.conftest import REPO
 from tests.test_gui_real import FIXTURES, blank_png
+
+PARAMS = load_params(REPO)
 
 SUITES = {"gui_sheets": "pointerbench-sheets", "gui_text": "pointerbench-text", "gui_pro": "pointerbench-pro"}
 Box = list[int]
@@ -116,7 +120,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
             (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
     published = root / "groundbench"
     interim = root / "interim"
-    assert convert_pointerbench(sources, interim, GuiParams(), progress=False) == dict.fromkeys(SUITES, 500)
+    counts = convert_pointerbench(sources, interim, PARAMS.gui, PARAMS.shards, progress=False)
+    assert counts == dict.fromkeys(SUITES, 500)
     for name in SUITES:  # published as `groundbench assemble` does: Parquet data files
         table = read_table(interim / name)
         write_config(published / "data" / name, table.to_batches(), table.schema, 64)

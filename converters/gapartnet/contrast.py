@@ -102,9 +102,9 @@ from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
 from groundbench.core.parallel import worker_count
-from groundbench.core.params import ContrastParams, GapartnetParams, RenderParams, source_root
+from groundbench.core.params import ContrastParams, GapartnetParams, RenderParams, ShardParams, source_root
 from groundbench.core.paths import inside_root, relative_to
-from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
 from groundbench.core.shards import iter_batches
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.gapartnet_actions import action_of
@@ -579,6 +579,24 @@ class ContrastSource(Source[MineTask, MineResult]):
                 f"two or more actions ({', '.join(group['qualifying']) or 'none'})\n"
             )
         sys.stderr.write(format_reask(self.summary) + "\n")
+
+
+def mine_contrast(
+    assets: Path,
+    renders: Path,
+    bulk: Path,
+    out: Path,
+    audit: Path,
+    pool: Path | None,
+    knobs: GapartnetParams,
+    contrast: ContrastParams,
+    shards: ShardParams,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Search every object, write ``<out>/contrast_gapartnet/`` and ``<out>/summary.json``; return the summary."""
+    mined = ContrastSource(assets, renders, bulk, audit, pool, knobs, contrast)
+    run(mined, out, shards, progress)
+    return dict(mined.summary)
 
 
 def source(ctx: Context) -> ContrastSource:

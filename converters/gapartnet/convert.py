@@ -27,8 +27,8 @@ from groundbench.converters.gapartnet.summary import (
 )
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.parallel import worker_count
-from groundbench.core.params import GapartnetParams, source_root
-from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.params import GapartnetParams, ShardParams, source_root
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
 
 CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 
@@ -128,6 +128,19 @@ class GapartnetSource(Source[Task, ObjectResult]):
         for stratum in self.summary["strata"]:  # printed always: the per-action counts are part of the audit trail
             sys.stderr.write(format_summary(stratum) + "\n")
         sys.stderr.write(format_left_out(self.summary["left_out"]) + "\n")
+
+
+def convert_gapartnet(
+    assets: Path,
+    renders: Path,
+    out: Path,
+    audit: Path,
+    knobs: GapartnetParams,
+    shards: ShardParams,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Convert a GAPartNet tree into ``out`` through the runner; returns rows per config."""
+    return run(GapartnetSource(assets, renders, audit, knobs), out, shards, progress)
 
 
 def source(ctx: Context) -> GapartnetSource:

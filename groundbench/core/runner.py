@@ -130,22 +130,27 @@ class Output:
         self.folder = folder
         self._writers = writers
         self.manifests: dict[str, dict[str, ManifestEntry]] = {config: {} for config in writers}
+        # Rows handed to each writer (its own count lags: it counts rows flushed, not rows buffered).
+        self._rows = dict.fromkeys(writers, 0)
 
     def write(self, emit: Emit) -> None:
         writer = self._writers[emit.config]
         if isinstance(emit.rows, pa.RecordBatch):
             writer.add_rows(emit.rows)
+            self._rows[emit.config] += emit.rows.num_rows
         else:
             for record in emit.rows:
                 writer.add(record)
+            self._rows[emit.config] += len(emit.rows)
         for entry in emit.manifest:
             self.manifests[emit.config][entry.sha256] = entry
 
     def rows(self, config: str) -> int:
-        return self._writers[config].rows
+        """Rows of ``config`` written so far (all of them once the map is done)."""
+        return self._rows[config]
 
     def counts(self) -> dict[str, int]:
-        return {config: writer.rows for config, writer in self._writers.items()}
+        return dict(self._rows)
 
     def write_text(self, name: str, text: str) -> None:
         (self.folder / name).write_text(text, encoding="utf-8")
@@ -173,9 +178,7 @@ def run(source: Source[Any, Any], out: Path, shards: ShardParams, progress: bool
         with ExitStack() as stack:
             writers = {
                 config: stack.enter_context(
-                    ShardWriter(
-                        tmp / config, shards.max_bytes, shards.rows_per_batch, complete=source.complete(config)
-                    )
+                    ShardWriter(tmp / config, shards.max_bytes, shards.rows_per_batch, complete=source.complete(config))
                 )
                 for config in source.configs
             }
