@@ -523,6 +523,8 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from groundbench.core.registry import SOURCES
+
     parser = argparse.ArgumentParser(
         prog="groundbench",
         description="Build, check and use the GroundBench dataset. Stages are normally run by `dvc repro`.",
@@ -549,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
     p.add_argument(
         "source",
-        choices=["umd", "gapartnet", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"],
+        choices=[name for name, info in SOURCES.items() if not info.derived],  # the registry's converters
         help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -560,7 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
         "about each non-target part) or contrast (every object mined for parts with different actions; raw "
         "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size.",
     )
-    p.add_argument("construction", choices=["counterfactual", "contrast"], help="which re-ask config to build")
+    derived = [name for name, info in SOURCES.items() if info.derived]
+    p.add_argument("construction", choices=derived, help="which re-ask config to build")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")

@@ -145,3 +145,17 @@ def test_a_source_factory_builds_from_params(tmp_path: Path) -> None:
     assert made.configs == ("gui_screenspot_v2",) and len(made.items()) == 3
     result = made.convert(made.items()[0])
     assert isinstance(result, ItemResult)
+
+
+def test_umd_summary_counts_every_row_written(umd_sample: Path, tmp_path: Path) -> None:
+    """finalize sees the rows of every config, written and still buffered (the summary states them)."""
+    import json
+
+    from groundbench.converters.umd.convert import UmdSource
+
+    knobs = PARAMS.umd.model_copy(update={"workers": 1})
+    out = tmp_path / "out"
+    counts = run(UmdSource(umd_sample, REPO / PARAMS.umd.audit, knobs), out, PARAMS.shards, progress=False)
+    written = {config: read_table(out / config).num_rows for config in ("bulk_umd", "curated_umd")}
+    assert counts == written and 0 < written["curated_umd"] < PARAMS.shards.rows_per_batch
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["rows"] == written

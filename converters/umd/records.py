@@ -21,7 +21,6 @@ from groundbench.schemas.features import new_record
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 
 SOURCE = "umd"
-MIN_REGION_PIXELS = 16  # default pixel floor (params.yaml umd.min_region_pixels): smaller regions are flagged
 
 
 @dataclass(frozen=True)
@@ -210,7 +209,7 @@ def task_free_row(regions: tuple[Region, ...] | list[Region]) -> Region:
 
 
 def bulk_records(
-    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int = MIN_REGION_PIXELS
+    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int
 ) -> list[dict[str, object]]:
     """One row per affordance region present in the frame; every region is a candidate part.
 
@@ -238,7 +237,7 @@ def bulk_records(
 
 
 def curated_record(
-    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int = MIN_REGION_PIXELS
+    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int
 ) -> dict[str, object]:
     """The tool's representative frame; target = the grasp region, its point verified in the mask."""
     grasp = next((r for r in parsed.regions if r.action == "grasp"), None)
