@@ -169,10 +169,20 @@ def mark_absent(out: Path, markers: Mapping[str, str]) -> None:
         write_absent(tmp, markers)
 
 
-def run(source: Source[Any, Any], out: Path, shards: ShardParams, progress: bool = True) -> dict[str, int]:
-    """Convert ``source`` into ``out`` (replaced atomically); returns rows per config."""
+def run(
+    source: Source[Any, Any],
+    out: Path,
+    shards: ShardParams,
+    progress: bool = True,
+    engine: Mapping[str, Any] = MappingProxyType({}),
+) -> dict[str, int]:
+    """Convert ``source`` into ``out`` (replaced atomically); returns rows per config.
+
+    ``engine``: further ``ordered_map`` keywords for every source alike (how and where the map runs),
+    added to the source's own :class:`MapOptions`.
+    """
     items = source.items()
-    options = source.map_options(items)
+    options = {**source.map_options(items).as_kwargs(), **engine}
     with atomic_dir(out) as tmp:
         write_absent(tmp, source.absent())
         with ExitStack() as stack:
@@ -184,7 +194,7 @@ def run(source: Source[Any, Any], out: Path, shards: ShardParams, progress: bool
             }
             output = Output(tmp, writers)
             # ordered_map is a generator: closing it on an error shuts its workers down at once.
-            mapped = cast(Generator[Any], ordered_map(source.convert, items, **options.as_kwargs()))
+            mapped = cast(Generator[Any], ordered_map(source.convert, items, **options))
             results = stack.enter_context(closing(mapped))
             bar = stack.enter_context(
                 tqdm(total=source.total(items), desc=source.label, unit=source.unit, disable=not progress)

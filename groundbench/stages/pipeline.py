@@ -104,7 +104,12 @@ def run_source(
         mark_absent(out, {c.name: reason for c in CONFIGS if c.interim_folder == info.interim_folder})
         return {}, None
     source = build_source(root, params, info)
-    return run(source, out, params.shards, progress), source
+    return run(source, out, params.shards, progress, map_engine(params)), source
+
+
+def map_engine(params: Params) -> dict[str, Any]:
+    """``ordered_map`` keywords every source's map gets (none yet: the local process pool)."""
+    return {}
 
 
 def run_convert(root: Path, params: Params, source: str, progress: bool = True) -> dict[str, int]:

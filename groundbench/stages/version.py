@@ -20,11 +20,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from groundbench.core.atomic import write_bytes, write_text
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.params import PARAMS_FILE
+from groundbench.core.params import PARAMS_FILE, load_params
 from groundbench.core.shards import iter_batches
 
 VERSIONS = Path("data/versions")
@@ -123,7 +121,7 @@ def bump(root: Path, shards_root: Path, configs: list[str], part: str) -> tuple[
     """Bump params.yaml, record the current row index under the new version, prepend the changelog entry."""
     params_path = root / PARAMS_FILE
     text = params_path.read_text(encoding="utf-8")
-    old = str(yaml.safe_load(text)["dataset"]["version"])
+    old = load_params(root).dataset.version
     new = bumped(old, part)
     previous_path = root / VERSIONS / f"{old}.rows.tsv.gz"
     previous = read_index(previous_path) if previous_path.is_file() else {}
