@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from groundbench.core.errors import GroundBenchError
 
@@ -241,7 +241,8 @@ class GapartnetAuditFile(ListFile):
 
 class PoolPair(Section):
     pair: str  # "<object>/<original part>-><requested part>" (extras.reask.pair_id)
-    reason: str
+    # Required: a missing reason is reported by the validator below, saying what a reason is.
+    reason: str = Field(default=None, validate_default=True)
 
     @field_validator("pair", mode="before")
     @classmethod
