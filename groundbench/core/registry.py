@@ -58,6 +58,7 @@ CONFIGS: tuple[ConfigInfo, ...] = (
 )
 
 BY_NAME = {c.name: c for c in CONFIGS}
+DEFAULT_CONFIG = "curated_gapartnet"
 
 
 @dataclass(frozen=True)
@@ -101,8 +102,3 @@ SOURCES: dict[str, SourceInfo] = {
         ),
     )
 }
-DEFAULT_CONFIG = "curated_gapartnet"
-
-
-def configs_of(source: str) -> list[ConfigInfo]:
-    return [c for c in CONFIGS if c.source == source]
