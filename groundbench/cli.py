@@ -486,6 +486,24 @@ def cmd_sources(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dvc_deps(args: argparse.Namespace) -> int:
+    from groundbench.stages.dvcdeps import check, write
+
+    root = _root(args)
+    if args.write:
+        changed = write(root)
+        console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
+        return 0
+    problems = check(root)
+    for problem in problems:
+        console.print(problem, markup=False, highlight=False, soft_wrap=True)
+    if problems:
+        console.print("run `groundbench dvc-deps --write` to regenerate the code deps of dvc.yaml")
+        return 1
+    console.print("dvc.yaml: every stage's code deps match the import closure of its command")
+    return 0
+
+
 def cmd_version(args: argparse.Namespace) -> int:
     from groundbench.core.params import get
     from groundbench.stages.pipeline import SHARDS, built_configs
@@ -837,6 +855,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("action", choices=["show", "bump"], help="show the version, or bump it")
     p.add_argument("part", nargs="?", choices=["major", "minor", "patch"], default="patch", help="what to bump")
+    p = add(
+        "dvc-deps",
+        cmd_dvc_deps,
+        "Compare each dvc.yaml stage's code deps with the import closure of its command (and the package data "
+        "those modules ship); exit 1 on any difference. --write regenerates them (data deps are left alone).",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="compare only (the default)")
+    mode.add_argument("--write", action="store_true", help="rewrite the code deps of dvc.yaml")
     return parser
 
 
