@@ -29,16 +29,35 @@ def _params(args: argparse.Namespace) -> dict:
     return load_params(_root(args))
 
 
+def _skip_unused_sample(args: argparse.Namespace, params: dict, source: str) -> bool:
+    """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
+    from groundbench.core.params import get
+    from groundbench.samples.unused import MARKER, unused_reason, write_marker
+
+    reason = None if args.force else unused_reason(params, source)
+    if reason is None:
+        return False
+    folder = Path(get(params, "sample.root")) / source
+    write_marker(_root(args) / folder, reason)
+    console.print(f"sources.{source} reads no embedded sample: wrote only {folder / MARKER} (--force builds it)")
+    return True
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
+    params = _params(args)
+    if _skip_unused_sample(args, params, args.source):
+        return 0
     from groundbench.stages.pipeline import run_sample
 
-    frames = run_sample(_root(args), _params(args), args.source)
+    frames = run_sample(_root(args), params, args.source)
     console.print(f"wrote the embedded {args.source} sample: {frames} frames")
     return 0
 
 
 def cmd_generate_gui(args: argparse.Namespace) -> int:
     params = _params(args)
+    if _skip_unused_sample(args, params, "gui"):
+        return 0
     if args.examples is not None:
         params.setdefault("sample", {}).setdefault("gui", {})["examples_per_suite"] = args.examples
     from groundbench.stages.pipeline import _sample_gui
@@ -555,8 +574,16 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(func=func)
         return command
 
-    p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
+    p = add(
+        "sample",
+        cmd_sample,
+        "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
+        "points the source at a folder or null: nothing reads the sample then).",
+    )
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
+    p.add_argument(
+        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
+    )
     p = add(
         "generate-gui",
         cmd_generate_gui,
@@ -564,6 +591,9 @@ def build_parser() -> argparse.ArgumentParser:
         "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/.",
     )
     p.add_argument("--examples", type=int, help="examples per suite (default: params sample.gui.examples_per_suite)")
+    p.add_argument(
+        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
     p.add_argument(
