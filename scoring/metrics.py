@@ -47,6 +47,16 @@ from typing import Any
 import yaml
 
 from groundbench.core.geometry import box_iou
+from groundbench.schemas.request_conditions import (
+    COUNTERFACTUAL,
+    FREE_FORM,
+    GUI,
+    TASK_FREE,
+    base_condition,
+    supplied_keys,
+    supplies_identity,
+    supplies_region,
+)
 from groundbench.schemas.vocab import NO_ACTION
 from groundbench.scoring.baselines import (
     blind_bound,
@@ -62,16 +72,6 @@ from groundbench.scoring.baselines import (
     target_point,
 )
 from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
-from groundbench.scoring.conditions import (
-    COUNTERFACTUAL,
-    FREE_FORM,
-    GUI,
-    TASK_FREE,
-    base_condition,
-    supplied_keys,
-    supplies_identity,
-    supplies_region,
-)
 from groundbench.scoring.gui import POINTERBENCH_CONFIGS, gui_metrics, headline_record
 from groundbench.scoring.gui_rules import judge
 from groundbench.scoring.localization import (

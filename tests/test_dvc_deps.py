@@ -80,7 +80,12 @@ def test_the_known_former_misses_are_covered() -> None:
     """The deps the hand-written dvc.yaml missed (issue 14) are declared now."""
     by_name = {s.name: [d.def_path for d in s.deps] for s in dvc_stages(REPO)}
     expected = {
-        "bake@curated_umd": ["groundbench/core/shards.py", "groundbench/core/manifests.py", "scoring/conditions.py"],
+        # scoring/conditions.py is schemas/request_conditions.py now
+        "bake@curated_umd": [
+            "groundbench/core/shards.py",
+            "groundbench/core/manifests.py",
+            "schemas/request_conditions.py",
+        ],
         "convert_umd": ["groundbench/core/manifests.py", "groundbench/core/parallel.py", "groundbench/core/atomic.py"],
         "sample_umd": ["schemas/vocab.py"],
         "sample_gapartnet": ["converters/gapartnet/urdf.py", "converters/gapartnet/annotations.py"],
