@@ -47,7 +47,9 @@ reliability: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy groundbench converters schemas scoring cards loaders
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy groundbench converters samples schemas scoring cards loaders
+	$(BIN)/groundbench dvc-deps --check
 
 # Two fresh venvs: everything (runtime + the dev extra, which includes the eval extra) first, then the runtime
 # dependencies alone, constrained to the first venv's versions so the two files never disagree (inspect-ai

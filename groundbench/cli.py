@@ -33,16 +33,34 @@ def _params(args: argparse.Namespace) -> Params:
     return load_params(_root(args))
 
 
+def _skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
+    """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
+    from groundbench.samples.unused import MARKER, unused_reason, write_marker
+
+    reason = None if args.force else unused_reason(params, source)
+    if reason is None:
+        return False
+    folder = Path(params.sample.root) / source
+    write_marker(_root(args) / folder, reason)
+    console.print(f"sources.{source} reads no embedded sample: wrote only {folder / MARKER} (--force builds it)")
+    return True
+
+
 def cmd_sample(args: argparse.Namespace) -> int:
+    params = _params(args)
+    if _skip_unused_sample(args, params, args.source):
+        return 0
     from groundbench.stages.pipeline import run_sample
 
-    frames = run_sample(_root(args), _params(args), args.source)
+    frames = run_sample(_root(args), params, args.source)
     console.print(f"wrote the embedded {args.source} sample: {frames} frames")
     return 0
 
 
 def cmd_generate_gui(args: argparse.Namespace) -> int:
     params = _params(args)
+    if _skip_unused_sample(args, params, "gui"):
+        return 0
     if args.examples is not None:
         gui = params.sample.gui.model_copy(update={"examples_per_suite": args.examples})
         params = params.model_copy(update={"sample": params.sample.model_copy(update={"gui": gui})})
@@ -486,6 +504,24 @@ def cmd_sources(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dvc_deps(args: argparse.Namespace) -> int:
+    from groundbench.stages.dvcdeps import check, write
+
+    root = _root(args)
+    if args.write:
+        changed = write(root)
+        console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
+        return 0
+    problems = check(root)
+    for problem in problems:
+        console.print(problem, markup=False, highlight=False, soft_wrap=True)
+    if problems:
+        console.print("run `groundbench dvc-deps --write` to regenerate the code deps of dvc.yaml")
+        return 1
+    console.print("dvc.yaml: every stage's code deps match the import closure of its command")
+    return 0
+
+
 def cmd_version(args: argparse.Namespace) -> int:
     from groundbench.stages.pipeline import SHARDS, built_configs
     from groundbench.stages.version import bump
@@ -538,8 +574,16 @@ def build_parser() -> argparse.ArgumentParser:
         command.set_defaults(func=func)
         return command
 
-    p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
+    p = add(
+        "sample",
+        cmd_sample,
+        "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
+        "points the source at a folder or null: nothing reads the sample then).",
+    )
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
+    p.add_argument(
+        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
+    )
     p = add(
         "generate-gui",
         cmd_generate_gui,
@@ -547,6 +591,9 @@ def build_parser() -> argparse.ArgumentParser:
         "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/.",
     )
     p.add_argument("--examples", type=int, help="examples per suite (default: params sample.gui.examples_per_suite)")
+    p.add_argument(
+        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
     p.add_argument(
@@ -839,6 +886,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("action", choices=["show", "bump"], help="show the version, or bump it")
     p.add_argument("part", nargs="?", choices=["major", "minor", "patch"], default="patch", help="what to bump")
+    p = add(
+        "dvc-deps",
+        cmd_dvc_deps,
+        "Compare each dvc.yaml stage's code deps with the import closure of its command (and the package data "
+        "those modules ship); exit 1 on any difference. --write regenerates them (data deps are left alone).",
+    )
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="compare only (the default)")
+    mode.add_argument("--write", action="store_true", help="rewrite the code deps of dvc.yaml")
     return parser
 
 

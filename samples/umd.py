@@ -24,7 +24,7 @@ MAT_HEADER = b"MATLAB 5.0 MAT-file, written by the GroundBench UMD sample (deter
 
 GRASP, CUT, SCOOP, CONTAIN, POUND, SUPPORT, WRAP = 1, 2, 3, 4, 5, 6, 7
 
-# Lower-ranked affordances per most-likely label, as in the release (research/umd.md section 2).
+# Lower-ranked affordances per most-likely label, as in the release.
 SECONDARY = {
     GRASP: {POUND: 2},
     CUT: {SUPPORT: 2, SCOOP: 3},

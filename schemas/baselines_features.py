@@ -11,7 +11,7 @@ import json
 import pyarrow as pa
 from datasets import Features, List, Value
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
 
 BASELINES_CONFIG = "baselines"

@@ -24,7 +24,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 FIELD = "parts.mask_rle"
 

@@ -10,7 +10,7 @@ import pandera.polars as pa
 import polars as pl
 import pyarrow
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.vocab import (

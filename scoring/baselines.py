@@ -58,8 +58,9 @@ from typing import Any
 import pyarrow as pa
 
 from groundbench.schemas.features import FEATURES
+from groundbench.schemas.request_conditions import GUI, conditions_of, row_allows, supplied_keys, supplies_identity
+from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import NO_ACTION
-from groundbench.scoring.conditions import GUI, conditions_of, row_allows, supplied_keys, supplies_identity
 from groundbench.scoring.gui_rules import centre_click_hit
 from groundbench.scoring.localization import (
     best_constant_at_tau,
@@ -115,10 +116,6 @@ def bake_row_baselines(batch: pa.RecordBatch) -> pa.RecordBatch:
 
 
 # --- aggregate baselines (one row per config, stratum, condition, baseline) ---------------------
-
-
-def target_part(row: Row) -> Mapping[str, Any] | None:
-    return next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), None)
 
 
 def text_key(row: Row, keys: Sequence[str]) -> tuple[Any, ...]:

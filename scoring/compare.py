@@ -15,9 +15,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from groundbench.schemas.request_conditions import GUI, base_condition
 from groundbench.scoring.baselines import localization_tau
 from groundbench.scoring.bootstrap import cluster_of, rate_interval
-from groundbench.scoring.conditions import GUI, base_condition
 from groundbench.scoring.metrics import (
     Scored,
     gui_success,

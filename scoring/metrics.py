@@ -46,6 +46,17 @@ from typing import Any
 
 import yaml
 
+from groundbench.core.geometry import box_iou
+from groundbench.schemas.request_conditions import (
+    COUNTERFACTUAL,
+    FREE_FORM,
+    GUI,
+    TASK_FREE,
+    base_condition,
+    supplied_keys,
+    supplies_identity,
+    supplies_region,
+)
 from groundbench.schemas.vocab import NO_ACTION
 from groundbench.scoring.baselines import (
     blind_bound,
@@ -61,16 +72,6 @@ from groundbench.scoring.baselines import (
     target_point,
 )
 from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
-from groundbench.scoring.conditions import (
-    COUNTERFACTUAL,
-    FREE_FORM,
-    GUI,
-    TASK_FREE,
-    base_condition,
-    supplied_keys,
-    supplies_identity,
-    supplies_region,
-)
 from groundbench.scoring.gui import POINTERBENCH_CONFIGS, gui_metrics, headline_record
 from groundbench.scoring.gui_rules import judge
 from groundbench.scoring.localization import (
@@ -131,16 +132,6 @@ def _area(box: Sequence[float]) -> float:
 
 
 BOX_MATCH_IOU = 0.5  # a box-only answer selects the candidate whose box it overlaps at least this much
-
-
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    ax0, ax1 = sorted((a[0], a[2]))
-    ay0, ay1 = sorted((a[1], a[3]))
-    bx0, bx1 = sorted((b[0], b[2]))
-    by0, by1 = sorted((b[1], b[3]))
-    inter = max(0.0, min(ax1, bx1) - max(ax0, bx0)) * max(0.0, min(ay1, by1) - max(ay0, by0))
-    union = _area(a) + _area(b) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def point_part(point: tuple[float, float], candidates: Sequence[Part]) -> Part | None:

@@ -24,7 +24,7 @@ from typing import Any
 
 from groundbench.core.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
-from groundbench.scoring.conditions import FREE_FORM, GUI, base_condition, is_known, row_allows
+from groundbench.schemas.request_conditions import FREE_FORM, GUI, base_condition, is_known, row_allows
 from groundbench.scoring.gate import Gate, line_gate_fields, mismatches
 from groundbench.scoring.gui import usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS

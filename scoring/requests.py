@@ -20,7 +20,7 @@ from groundbench.core.atomic import write_bytes, write_text
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.published import config_dir, iter_batches
 from groundbench.loaders.prompts import request
-from groundbench.scoring.conditions import is_known, row_allows
+from groundbench.schemas.request_conditions import is_known, row_allows
 from groundbench.scoring.gate import folder_gate
 
 IMAGE_SUFFIXES = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"))

@@ -27,8 +27,15 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from groundbench.schemas.request_conditions import (
+    FREE_FORM,
+    GUI,
+    TASK_FREE,
+    base_condition,
+    conditions_of,
+    supplies_region,
+)
 from groundbench.scoring.baselines import localization_tau, majority, target_part, target_point
-from groundbench.scoring.conditions import FREE_FORM, GUI, TASK_FREE, base_condition, conditions_of, supplies_region
 from groundbench.scoring.gui_rules import centre_record
 from groundbench.scoring.localization import best_constant_at_tau, best_constant_in_region, constant_point
 from groundbench.scoring.metrics import Scored, keyword_table, score, selection_measurable

@@ -24,7 +24,6 @@ from groundbench.converters.gapartnet.geometry import (
     Camera,
     axis_angle,
     link_transforms,
-    mask_box,
     mask_coverage,
     pose_corners,
     project,
@@ -37,6 +36,7 @@ from groundbench.converters.gapartnet.safepickle import safe_load
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import load_npz, npz_bytes, parse_bbox_pickle, parse_metafile
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.geometry import mask_box
 from tests.conftest import SHARED
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"

@@ -13,8 +13,8 @@ from datasets import load_dataset
 from PIL import Image
 
 from groundbench.converters.gapartnet.convert import convert_gapartnet
-from groundbench.converters.gapartnet.geometry import box_iou, mask_box
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.geometry import box_iou, mask_box
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.samples.gapartnet import WRONG_FRAME_OBJECT, write_sample

@@ -15,10 +15,11 @@ from PIL import Image
 
 from groundbench.converters.gapartnet import records
 from groundbench.converters.umd.convert import convert_frames, convert_item, find_frames
-from groundbench.converters.umd.regions import interior_point, labelled_rect, regions_of
+from groundbench.converters.umd.regions import labelled_rect, regions_of
 from groundbench.converters.umd.splits import read_splits
 from groundbench.core.embed import image_embedder
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.geometry import interior_point
 from groundbench.core.params import load_params
 from groundbench.core.published import data_files
 from groundbench.core.shards import ShardWriter, read_table, records_to_batch, shard_files

@@ -26,10 +26,11 @@ from groundbench.converters.gapartnet.contrast import (
     object_actions,
     placeholder_png,
 )
-from groundbench.converters.gapartnet.geometry import Camera, box_iou, mask_box
+from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.renderer import render_view
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import load_npz
+from groundbench.core.geometry import box_iou, mask_box
 from groundbench.core.manifests import read_manifest, sha256_bytes
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table

@@ -26,9 +26,9 @@ import pytest
 
 from groundbench.core.published import write_config
 from groundbench.schemas.features import arrow_schema
+from groundbench.schemas.request_conditions import supplied_keys
 from groundbench.scoring.baselines import category_leakage, config_baselines, loo_blind_bound, singleton_keys
 from groundbench.scoring.bootstrap import rate_interval
-from groundbench.scoring.conditions import supplied_keys
 from groundbench.scoring.localization import best_constant_at_tau, best_constant_in_region, constant_point
 from groundbench.scoring.sanity import sanity
 from tests.test_scoring_hand import EXAMPLE_A, _write_folder, baked, part, record

@@ -16,7 +16,7 @@ import pytest
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import FRAME_FILE, Frame, find_tools_root, list_frames
 from groundbench.converters.umd.records import ParsedFrame, parse_frame
-from groundbench.converters.umd.regions import interior_point, principal_axis, regions_of, secondary_actions, tight_box
+from groundbench.converters.umd.regions import principal_axis, regions_of, secondary_actions
 from groundbench.converters.umd.splits import (
     ToolSplits,
     parse_fold_file,
@@ -24,6 +24,8 @@ from groundbench.converters.umd.splits import (
     read_splits,
 )
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.geometry import interior_point
+from groundbench.core.geometry import mask_box as tight_box
 from groundbench.core.images import DEFAULT_MAX_PIXELS, inspect_image
 from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from groundbench.converters.gapartnet.urdf import Joint, Urdf
+from groundbench.core.geometry import Box
 
 NEAR = 1e-6  # corners closer than this to the camera plane cannot be projected
 
@@ -140,9 +141,6 @@ def project(camera: Camera, points_cam: np.ndarray) -> np.ndarray:
     return np.stack([u, v], axis=1)
 
 
-Box = tuple[float, float, float, float]
-
-
 def projected_box(camera: Camera, corners_world: np.ndarray) -> Box | None:
     """Extent of the projected corners clipped to the image; None if behind the camera or off-image."""
     cam = to_camera(camera, corners_world)
@@ -158,25 +156,6 @@ def projected_box(camera: Camera, corners_world: np.ndarray) -> Box | None:
     if x1 <= x0 or y1 <= y0:
         return None
     return (x0, y0, x1, y1)
-
-
-def mask_box(mask: np.ndarray) -> Box | None:
-    """Tight box of a mask on the pixel-edge plane: [min col, min row, max col + 1, max row + 1]."""
-    rows = np.flatnonzero(mask.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(mask.any(axis=0))
-    return (float(cols[0]), float(rows[0]), float(cols[-1] + 1), float(rows[-1] + 1))
-
-
-def box_iou(a: Box, b: Box) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union
 
 
 def mask_coverage(mask: np.ndarray, box: Box) -> float:

@@ -33,10 +33,8 @@ from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_l
 from groundbench.converters.gapartnet.audit import AuditEntry
 from groundbench.converters.gapartnet.geometry import (
     Box,
-    box_iou,
     image_direction,
     link_transforms,
-    mask_box,
     mask_coverage,
     pose_corners,
     projected_box,
@@ -51,8 +49,8 @@ from groundbench.converters.gapartnet.views import (
     parse_metafile,
     parse_segmentation,
 )
-from groundbench.converters.umd.regions import interior_point
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.geometry import box_iou, interior_point, mask_box
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.params import GapartnetParams

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from groundbench.core.geometry import interior_point
 from groundbench.schemas.masks import encode
 from groundbench.schemas.vocab import UMD_LABELS
 
@@ -23,37 +24,6 @@ class Region:
     point_in_mask: bool  # checked against the label map itself, not assumed
     pieces: int = 1  # connected pieces (8-connectivity); 2 or more: the box spans a gap (e.g. occlusion)
     mask_rle: tuple[int, ...] = ()  # the mask over bbox_xyxy (schemas/masks.py)
-
-
-def tight_box(mask: np.ndarray) -> tuple[float, float, float, float] | None:
-    """[min col, min row, max col + 1, max row + 1] of the non-zero pixels; None when there are none."""
-    return object_box(labelled_rect(mask))
-
-
-def interior_point(mask: np.ndarray, centroid: tuple[float, float] | None = None) -> tuple[float, float]:
-    """The pixel farthest from the region's boundary (distance-transform maximum).
-
-    Unlike a centroid it always lies inside the mask, also for concave regions (a mug's interior).
-    The image border counts as boundary. Among pixels within half a pixel of the maximum (a bar's
-    whole centre line ties) the one nearest the region's centroid wins, then row-major order.
-    """
-    # Work on the mask's own box: outside it there are only zeros, and the nearest zero of a pixel
-    # inside is never farther than the one-pixel zero ring around the box (clamping a zero's
-    # coordinates to the ring brings it no farther), so the distances equal the whole frame's.
-    # Coordinates are moved back to the frame before any arithmetic, so the result is identical.
-    mask = mask.view(np.uint8) if mask.dtype == bool else mask.astype(np.uint8, copy=False)
-    x, y, w, h = cv2.boundingRect(mask)
-    crop = mask[y : y + h, x : x + w]
-    padded = np.pad(crop, 1)
-    distance = cv2.distanceTransform(padded, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)[1:-1, 1:-1]
-    rows, cols = np.nonzero(distance >= distance.max() - 0.5)
-    rows, cols = rows + y, cols + x
-    if centroid is None:
-        all_rows, all_cols = np.nonzero(crop)
-        centroid = (float((all_cols + x).mean()), float((all_rows + y).mean()))
-    cx, cy = centroid
-    best = int(np.argmin((rows - cy) ** 2 + (cols - cx) ** 2))
-    return (float(cols[best]) + 0.5, float(rows[best]) + 0.5)
 
 
 def _axis_from_moments(mu20: float, mu02: float, mu11: float) -> tuple[float, ...]:

@@ -20,6 +20,9 @@ from groundbench.core.atomic import atomic_dir
 from groundbench.core.errors import GroundBenchError
 from groundbench.schemas.features import arrow_schema
 
+# Written into a config's folder instead of shards when the config is absent from the build; it says why.
+ABSENT_MARKER = "ABSENT"
+
 SHARD_GLOB = "test-*.arrow"
 SPLIT = "test"
 

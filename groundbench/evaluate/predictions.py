@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from groundbench.evaluate.images import Frame
-from groundbench.scoring.conditions import FREE_FORM, base_condition
+from groundbench.schemas.request_conditions import FREE_FORM, base_condition
 from groundbench.scoring.parse import MALFORMED, parse_response
 
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")

@@ -21,7 +21,7 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from groundbench.core.errors import GroundBenchError
 from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
 from groundbench.loaders.prompts import build_prompt, template_hash
-from groundbench.scoring.conditions import is_known, is_text_only, row_allows
+from groundbench.schemas.request_conditions import is_known, is_text_only, row_allows
 
 Row = Mapping[str, Any]
 

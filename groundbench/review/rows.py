@@ -16,9 +16,9 @@ from typing import Any
 
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.registry import BY_NAME
-from groundbench.core.shards import iter_batches, shard_files
+from groundbench.core.shards import ABSENT_MARKER, iter_batches, shard_files
+from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import EXCLUSION_TAGS
-from groundbench.stages.bake import ABSENT_MARKER
 
 SHARDS = Path("data/shards")
 MISSING = "(none)"  # facet value of an absent field, shown as such in filters
@@ -64,11 +64,6 @@ def iter_rows(folder: Path) -> Iterator[dict[str, Any]]:
     for batch in iter_batches(folder):
         for index in range(batch.num_rows):
             yield batch.slice(index, 1).to_pylist()[0]
-
-
-def target_part(record: dict[str, Any]) -> dict[str, Any] | None:
-    target = record.get("target_part_id")
-    return next((p for p in record.get("parts") or [] if p.get("part_id") == target), None)
 
 
 def original_part(record: dict[str, Any]) -> dict[str, Any] | None:

@@ -17,11 +17,9 @@ import pyarrow.compute as pc
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import read_manifest, sha256_bytes, write_manifest
-from groundbench.core.shards import ShardWriter, embedded_images, iter_batches, shard_files
+from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, iter_batches, shard_files
 from groundbench.schemas.rules import check_arrow_schema, validate_table
 from groundbench.scoring.baselines import bake_row_baselines
-
-ABSENT_MARKER = "ABSENT"
 
 
 @dataclass(frozen=True)

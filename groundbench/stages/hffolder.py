@@ -5,7 +5,7 @@ written with the ``datasets`` / ``huggingface_hub`` serializers, never by hand; 
 ``croissant.json`` are rendered from :mod:`groundbench.stages.facts`. Each config's Arrow shards are
 written as Parquet (:mod:`groundbench.core.published`: image bytes embedded, the ``datasets`` features in
 the schema metadata, the dataset version beside them) with the published columns added
-(:mod:`groundbench.core.published_columns`: prompts and licence). Besides the record configs the folder
+(:mod:`groundbench.stages.published_columns`: prompts and licence). Besides the record configs the folder
 holds the ``baselines`` config, with its own features (``schemas/baselines_features.py``), when it
 was built. A config with no rows is not written: the card lists it as absent, with the reason.
 """
@@ -27,7 +27,6 @@ from groundbench.cards.render import render_body, sources_read
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.published import DATA_GLOB, iter_rows, rows_per_group, write_config
-from groundbench.core.published_columns import with_published_columns
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
@@ -35,6 +34,7 @@ from groundbench.schemas.features import FORMAT_VERSION, PUBLISHED_FEATURES, pub
 from groundbench.scoring.gate import card_key
 from groundbench.stages.croissant import write_croissant
 from groundbench.stages.facts import BaselinesCard, ConfigCard, DatasetFacts, FactsMeta, dataset_facts
+from groundbench.stages.published_columns import with_published_columns
 
 
 @dataclass(frozen=True)

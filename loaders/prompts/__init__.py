@@ -24,9 +24,9 @@ from string import Template
 from typing import Any
 
 from groundbench.core.errors import GroundBenchError
+from groundbench.schemas.request_conditions import FREE_FORM, GUI, base_condition, is_known, is_text_only, row_allows
+from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import ACTIONS
-from groundbench.scoring.baselines import target_part
-from groundbench.scoring.conditions import FREE_FORM, GUI, base_condition, is_known, is_text_only, row_allows
 
 TEMPLATE_VERSION = "v1"
 ANSWER_BLOCK = "answer"

@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from groundbench.review.rows import Facets, facets_of, file_stem, target_part
+from groundbench.review.rows import Facets, facets_of, file_stem
+from groundbench.schemas.rows import target_part
 
 
 @dataclass(frozen=True)

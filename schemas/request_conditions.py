@@ -1,6 +1,6 @@
 """The conditions a request or a prediction can name, and what each one supplies as text.
 
-The six design conditions come from ``schemas/conditions.py``. Three more request kinds reuse them:
+The six design conditions come from ``conditions.py`` (this package). Three more request kinds reuse them:
 
 - ``counterfactual``: the re-ask of a counterfactual/contrast row; its prompt names the requested
   (non-canonical) target exactly like ``part_named`` does, so it supplies the same text;

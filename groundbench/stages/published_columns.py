@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from groundbench.loaders.prompts import TEMPLATE_VERSION, build_prompt, template_hash
 from groundbench.schemas.features import PUBLISHED_COLUMNS, PUBLISHED_FEATURES
-from groundbench.scoring.conditions import conditions_of
+from groundbench.schemas.request_conditions import conditions_of
 
 
 def prompts_of(row: dict[str, Any]) -> list[dict[str, str]]:
