@@ -26,7 +26,7 @@ from groundbench.stages.dvcdeps import (
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_FOLDERS = ("groundbench", "converters", "samples", "schemas", "scoring", "loaders", "cards")
 # Knobs that change no output byte: never a stage parameter (changing them must re-run nothing).
-NO_OUTPUT_KNOBS = {"workers", "window", "frames_per_task"}
+NO_OUTPUT_KNOBS = {"workers", "window", "frames_per_task", "max_held_bytes"}
 # params.yaml leaves that no stage reads (each with why); every other leaf must be some stage's param.
 NOT_STAGE_PARAMS = {
     "sample.gui.workers": "processes only",
@@ -35,6 +35,7 @@ NOT_STAGE_PARAMS = {
     "umd.frames_per_task": "batching of work only",
     "gui.workers": "processes only",
     "gui.window": "screenshots in flight only",
+    "gui.max_held_bytes": "memory bound of the in-order writer only",
     "gapartnet.workers": "processes only",
     "gapartnet.window": "objects in flight only",
 }
@@ -117,6 +118,17 @@ def test_only_the_sub_commands_own_lazy_imports_count() -> None:
     files = closure.files(command_modules(closure, "groundbench assemble"))
     assert PurePosixPath("cards/body.md") in files
     assert PurePosixPath("loaders/prompts/templates/part_named.txt") in files
+
+
+def test_the_registry_factories_imported_by_name_are_followed() -> None:
+    """The registry names each converter as a "module:function" string that the pipeline imports with
+    importlib; a convert stage runs that code, so its closure must hold it."""
+    closure = Closure(REPO, load_layout(REPO))
+    modules = command_modules(closure, "groundbench convert umd --quiet")
+    assert "groundbench.converters.umd.convert" in modules
+    assert "groundbench.converters.umd.records" in modules  # and what the factory's module imports
+    derived = command_modules(closure, "groundbench derive contrast --quiet")
+    assert "groundbench.converters.gapartnet.contrast" in derived
 
 
 def _copy_project(tmp_path: Path) -> Path:

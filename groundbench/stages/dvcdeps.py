@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import re
 import shlex
 import tomllib
 from collections.abc import Iterable
@@ -92,11 +93,21 @@ def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+# "groundbench.pkg.module:function": a factory the registry imports by name when a stage runs it.
+FACTORY_REFERENCE = re.compile(r"(groundbench(?:\.\w+)+):\w+")
+
+
 def imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
-    """Every dotted name an import statement anywhere in ``tree`` may load (``from a import b``: a and a.b)."""
+    """Every dotted name an import statement anywhere in ``tree`` may load (``from a import b``: a and a.b),
+    plus the module of every ``"groundbench.x.y:function"`` string (the registry's converter factories,
+    loaded with importlib, are code the stage runs just the same)."""
     names: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            reference = FACTORY_REFERENCE.fullmatch(node.value)
+            if reference:
+                names.add(reference.group(1))
+        elif isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(node, module, is_package)
