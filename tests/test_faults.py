@@ -13,13 +13,11 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
-import pytest
 import yaml
 from huggingface_hub import DatasetCard
 
 from groundbench.core.manifests import read_manifest, sha256_file
 from groundbench.core.shards import open_shard
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, format_version_of
 from tests.conftest import REPO, digests
 
@@ -92,14 +90,6 @@ def _assert_nothing_half_written(root: Path) -> int:
         assert {c["config_name"] for c in data["configs"]} == set(CONFIGS)
         checked += 1
     return checked
-
-
-@pytest.fixture(scope="module")
-def gapartnet_rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The embedded GAPartNet sample, rendered once (read only: conversion never writes to a source)."""
-    root = tmp_path_factory.mktemp("gapartnet") / "gapartnet"
-    write_gapartnet_sample(root)
-    return root
 
 
 def _add_gapartnet(project: Path, rendered: Path) -> None:
