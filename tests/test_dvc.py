@@ -13,6 +13,8 @@ import pytest
 from tests.builds import copy_tree, once
 from tests.conftest import REPO, digests
 
+pytestmark = pytest.mark.slow  # end to end: `dvc repro` of the whole default pipeline, a local remote
+
 TRACKED_OUTPUTS = (
     "data/sources/sample/umd",
     "data/interim/umd",

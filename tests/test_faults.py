@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 from huggingface_hub import DatasetCard
 
@@ -100,6 +101,7 @@ def _add_gapartnet(project: Path, rendered: Path) -> None:
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
+@pytest.mark.slow  # end to end: builds killed at 20+ random moments
 def test_sigkill_at_random_moments_never_leaves_partial_outputs(
     project: Path, tmp_path: Path, gapartnet_rendered: Path
 ) -> None:
@@ -146,6 +148,7 @@ def _generate_gui(root: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+@pytest.mark.slow  # end to end: generate-gui killed and rerun
 def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp_path: Path) -> None:
     """generate-gui writes its folder atomically and is a STAGES command: a killed run leaves only a
     hidden temporary, which the next run clears before finishing byte-identical."""

@@ -24,6 +24,8 @@ from tests.viz_records import (
     gui_rows,
 )
 
+pytestmark = pytest.mark.slow  # end to end: the gallery in headless Chromium
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",

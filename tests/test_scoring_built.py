@@ -34,6 +34,8 @@ from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_conf
 from tests.builds import copy_tree
 from tests.conftest import REPO, run_cli
 
+pytestmark = pytest.mark.slow  # end to end: the whole default build (every source, every stage)
+
 IDENTITY = ["object_category", "target_part_id", "target_category"]
 KEYS = {  # the categorical text each condition supplies (never coordinates or axes)
     "image_only": [],
