@@ -15,7 +15,7 @@ SOURCES ?=
 # `make fetch` downloads every source that needs no request form (GAPartNet: groundbench fetch gapartnet --from).
 FETCH ?= umd pointerbench screenspot screenspot_v2 screenspot_pro
 
-.PHONY: build test env lint lock clean reliability fetch
+.PHONY: build test test-fast env lint lock clean reliability fetch
 
 # requirements.lock: what running GroundBench needs (load, request, score, build); requirements-dev.lock:
 # what developing it adds (tests, lint). `make env` installs both; a user installs only the first.
@@ -38,12 +38,19 @@ build: $(STAMP)
 fetch: $(STAMP)
 	HF_HUB_OFFLINE=0 $(BIN)/groundbench fetch $(FETCH)
 
+# Every test (the `slow` end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds).
+# Builds shared by many tests are made once per run, whichever worker needs them first (tests/builds.py).
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
+# While developing: everything but the tests marked `slow`.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow"
+
 reliability: $(STAMP)
-	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening.py
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening_umd.py tests/test_hardening_gapartnet.py \
+		tests/test_hardening_gui.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,20 +1,27 @@
-"""Shared fixtures: the embedded sample written once per session, and throw-away project roots."""
+"""Shared fixtures: the embedded samples written once per test run, throw-away project roots, and
+``build_all``, whose identical builds are made once per run (see tests/builds.py)."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from groundbench.cli import main
+from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.samples.umd import write_sample
+from tests import builds
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+# The real-format annotation fixtures beside the project (GROUNDBENCH_SHARED points elsewhere, e.g. from a git
+# worktree); tests that read them skip when they are absent.
+SHARED = Path(os.environ.get("GROUNDBENCH_SHARED", REPO.parent / "shared"))
 UMD_FIXTURES = SHARED / "fixtures" / "real" / "umd"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -23,12 +30,23 @@ os.environ.setdefault("DVC_NO_ANALYTICS", "1")
 needs_shared = pytest.mark.skipif(not UMD_FIXTURES.is_dir(), reason="../shared/fixtures is not beside the project")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_builds(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Where builds shared by every worker of this run live (tests/builds.py)."""
+    builds.RUN_DIR = builds.run_dir(tmp_path_factory.getbasetemp())
+
+
 @pytest.fixture(scope="session")
-def umd_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A pristine embedded UMD sample; copy it before changing anything (see ``umd_tree``)."""
-    root = tmp_path_factory.mktemp("umd_sample") / "umd"
-    write_sample(root)
-    return root
+def umd_sample(_shared_builds: None) -> Path:
+    """A pristine embedded UMD sample (written once per run); copy it before changing anything (``umd_tree``)."""
+    return builds.once("umd_sample", lambda folder: write_sample(folder / "umd")) / "umd"
+
+
+@pytest.fixture(scope="session")
+def gapartnet_rendered(_shared_builds: None) -> Path:
+    """The embedded GAPartNet sample at the default size, rendered once per run (read only: conversion never
+    writes to a source; copy it before changing anything)."""
+    return builds.once("gapartnet_sample", lambda folder: write_gapartnet_sample(folder / "gapartnet")) / "gapartnet"
 
 
 @pytest.fixture
@@ -67,10 +85,47 @@ def run_cli(root: Path, *args: str) -> int:
     return main(["--root", str(root), *args])
 
 
+UMD_STAGES = (
+    ("convert", "umd", "--quiet"),
+    ("bake", "curated_umd", "bulk_umd"),
+    ("baselines",),
+    ("store",),
+    ("assemble",),
+)
+
+
 def build_all(root: Path) -> None:
-    """Run every stage the way dvc.yaml does, without DVC."""
-    assert run_cli(root, "convert", "umd", "--quiet") == 0
-    assert run_cli(root, "bake", "curated_umd", "bulk_umd") == 0
-    assert run_cli(root, "baselines") == 0
-    assert run_cli(root, "store") == 0
-    assert run_cli(root, "assemble") == 0
+    """Run every stage the way dvc.yaml does, without DVC (a copy of an identical earlier build of this run)."""
+    builds.run_stages(root, UMD_STAGES, lambda where, command: run_cli(where, *command))
+
+
+# The reliability table (tests/reliability.py): written once the whole run is over, from the campaigns every
+# hardening file recorded, so that no test has to run after the others.
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist controller: take a finished worker's campaigns."""
+    campaigns = getattr(node, "workeroutput", {}).get("reliability_campaigns")
+    if campaigns:
+        from tests import reliability
+
+        reliability.merge(campaigns)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    reliability = sys.modules.get("tests.reliability")
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the campaigns to the controller
+        if reliability is not None:
+            workeroutput["reliability_campaigns"] = reliability.campaigns_json(reliability.CAMPAIGNS)
+        return
+    if reliability is None or not reliability.CAMPAIGNS:
+        return  # no hardening test ran
+    missing = reliability.missing_campaigns()
+    if missing:  # some of the hardening tests ran (-k, one file, a failure): no table from part of the campaigns
+        if os.environ.get("GROUNDBENCH_WRITE_RELIABILITY"):
+            print(f"\nreliability table NOT written: {missing} fuzz campaigns did not run", file=sys.stderr)
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    print(f"\nreliability table: {reliability.write_table()}", file=sys.stderr)

@@ -12,7 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow  # end to end: the benchmark command
 
 TARGETS = (
     "umd: conversion vs floor",

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.builds import copy_tree, once
 from tests.conftest import REPO, digests
+
+pytestmark = pytest.mark.slow  # end to end: `dvc repro` of the whole default pipeline, a local remote
 
 TRACKED_OUTPUTS = (
     "data/sources/sample/umd",
@@ -44,9 +47,14 @@ def _run(cwd: Path, *command: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A git repository holding exactly the project's tracked files, built with `dvc repro`."""
-    root = tmp_path_factory.mktemp("dvc") / "repo"
+def repo(tmp_path_factory: pytest.TempPathFactory, _shared_builds: None) -> Path:
+    """A git repository holding exactly the project's tracked files, built with `dvc repro` once per test
+    run; each module using it (this one, tests/test_dvc_s3.py) gets its own copy to push from."""
+    built = once("dvc_repo", lambda folder: _repro_repo(folder / "repo"))
+    return copy_tree(built / "repo", tmp_path_factory.mktemp("dvc") / "repo")
+
+
+def _repro_repo(root: Path) -> Path:
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     for name in filter(None, files.decode().split("\0")):
         if (REPO / name).is_file():

@@ -73,6 +73,7 @@ def _project(root: Path, persist: bool) -> Path:
     return root
 
 
+@pytest.mark.slow  # end to end: `dvc repro` of a stage in a fresh git+DVC repository
 @pytest.mark.parametrize("persist", [True, False], ids=["persist", "control-without-persist"])
 def test_a_failing_stage_keeps_the_last_good_outputs(tmp_path: Path, persist: bool) -> None:
     root = _project(tmp_path / "repo", persist)

@@ -14,6 +14,8 @@ from moto.server import ThreadedMotoServer
 from tests.conftest import digests
 from tests.test_dvc import TRACKED_OUTPUTS, _env, repo  # noqa: F401 (repo is a fixture: the built git+DVC repo)
 
+pytestmark = pytest.mark.slow  # end to end: DVC push/pull against S3 (moto on 127.0.0.1)
+
 BUCKET = "groundbench-test"
 FAKE = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
 

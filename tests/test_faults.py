@@ -19,7 +19,6 @@ from huggingface_hub import DatasetCard
 
 from groundbench.core.manifests import read_manifest, sha256_file
 from groundbench.core.shards import open_shard
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, format_version_of
 from tests.conftest import REPO, digests
 
@@ -94,14 +93,6 @@ def _assert_nothing_half_written(root: Path) -> int:
     return checked
 
 
-@pytest.fixture(scope="module")
-def gapartnet_rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The embedded GAPartNet sample, rendered once (read only: conversion never writes to a source)."""
-    root = tmp_path_factory.mktemp("gapartnet") / "gapartnet"
-    write_gapartnet_sample(root)
-    return root
-
-
 def _add_gapartnet(project: Path, rendered: Path) -> None:
     shutil.copy(REPO / AUDITS[1], project / AUDITS[1])
     params = yaml.safe_load((project / "params.yaml").read_text())
@@ -110,6 +101,7 @@ def _add_gapartnet(project: Path, rendered: Path) -> None:
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
 
 
+@pytest.mark.slow  # end to end: builds killed at 20+ random moments
 def test_sigkill_at_random_moments_never_leaves_partial_outputs(
     project: Path, tmp_path: Path, gapartnet_rendered: Path
 ) -> None:
@@ -156,6 +148,7 @@ def _generate_gui(root: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+@pytest.mark.slow  # end to end: generate-gui killed and rerun
 def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp_path: Path) -> None:
     """generate-gui writes its folder atomically and is a STAGES command: a killed run leaves only a
     hidden temporary, which the next run clears before finishing byte-identical."""

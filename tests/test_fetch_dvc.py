@@ -28,6 +28,8 @@ from tests.loopback import FileServer, HubRepos
 from tests.test_dvc import TRACKED_OUTPUTS, _env
 from tests.test_fetch import hub_env
 
+pytestmark = pytest.mark.slow  # end to end: fetch from loopback servers, `dvc repro` on real-format sources
+
 FETCHED = ("data/sources/umd", "data/sources/pointerbench", "data/sources/screenspot_v2")
 BUILT = {"curated_umd", "bulk_umd", "gui_sheets", "gui_text", "gui_pro", "gui_screenspot_v2"}
 

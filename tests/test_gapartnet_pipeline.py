@@ -29,10 +29,8 @@ ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("gapartnet") / "gapartnet"
-    write_sample(root)
-    return root
+def sample(gapartnet_rendered: Path) -> Path:
+    return gapartnet_rendered  # rendered once per test run (tests/conftest.py); read only
 
 
 @pytest.fixture(scope="module")

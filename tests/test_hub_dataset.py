@@ -32,12 +32,8 @@ FOLDER = Path("data/groundbench")
 SINGLE_PART_OBJECTS = ("900004", "900005")  # GAPartNet sample objects with one part each: no re-ask exists
 
 
-def _single_part_gapartnet(root: Path) -> tuple[Path, Path]:
-    """The GAPartNet sample cut to its single-part objects, with an audit file of just those."""
-    from groundbench.samples.gapartnet import write_sample
-
-    full = root / "gapartnet_full"
-    write_sample(full)
+def _single_part_gapartnet(root: Path, full: Path) -> tuple[Path, Path]:
+    """The GAPartNet sample (``full``, read only) cut to its single-part objects, with an audit file of just those."""
     source = root / "gapartnet"
     for obj in SINGLE_PART_OBJECTS:
         shutil.copytree(full / "assets" / obj, source / "assets" / obj)
@@ -59,7 +55,7 @@ def _single_part_gapartnet(root: Path) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module")
-def real_gui(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def real_gui(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered: Path) -> Path:
     """A build from the real PointerBench metadata fixture (blank screenshots, a few rows per subset) and a
     GAPartNet source whose objects have one part each, so both re-ask configs have no rows."""
     root = tmp_path_factory.mktemp("real_gui") / "project"
@@ -72,7 +68,7 @@ def real_gui(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for line in keep:
             record = json.loads(line)
             (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
-    assets, renders = _single_part_gapartnet(root)
+    assets, renders = _single_part_gapartnet(root, gapartnet_rendered)
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = None

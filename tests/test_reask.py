@@ -43,11 +43,11 @@ from groundbench.samples.gapartnet import (
     SAMPLE_OBJECTS,
     WRONG_FRAME_OBJECT,
     _files,
-    write_sample,
 )
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
 from groundbench.stages.pipeline import INTERIM, SHARDS
+from tests.builds import copy_tree
 from tests.conftest import REPO, run_cli
 
 AUDIT = REPO / "data" / "audits" / "curated_gapartnet.yaml"
@@ -58,10 +58,9 @@ ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def project(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered: Path) -> Path:
     root = tmp_path_factory.mktemp("reask") / "project"
-    sample = root.parent / "gapartnet"
-    write_sample(sample)
+    sample = copy_tree(gapartnet_rendered, root.parent / "gapartnet")  # rendered once per test run
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(AUDIT, root / "data" / "audits" / "curated_gapartnet.yaml")
     shutil.copy(POOL, root / "data" / "audits" / "contrast_pool.yaml")

@@ -25,6 +25,8 @@ from tests.viz_records import (
     gui_rows,
 )
 
+pytestmark = pytest.mark.slow  # end to end: the gallery in headless Chromium
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
     "--headless",
@@ -44,9 +46,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path, gapartnet_rendered: Path) -> Path:
     root = build_umd_project(tmp_path_factory.mktemp("browser") / "project", umd_sample)
-    return build_gapartnet_project(root)  # the default build's GAPartNet configs, real renders
+    return build_gapartnet_project(root, gapartnet_rendered)  # the default build's GAPartNet configs, real renders
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,10 @@ from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_
 from groundbench.schemas.vocab import ACTIONS
 from groundbench.scoring.gate import folder_gate
 from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
+from tests.builds import copy_tree
 from tests.conftest import REPO, run_cli
+
+pytestmark = pytest.mark.slow  # end to end: the whole default build (every source, every stage)
 
 IDENTITY = ["object_category", "target_part_id", "target_category"]
 KEYS = {  # the categorical text each condition supplies (never coordinates or axes)
@@ -52,8 +55,9 @@ GUI = ["gui_sheets", "gui_text", "gui_screenspot", "gui_screenspot_v2", "gui_scr
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    """The default build: every stage of dvc.yaml, both embedded samples (GAPartNet's written by the stage)."""
+def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path, gapartnet_rendered: Path) -> Path:
+    """The default build: every stage of dvc.yaml, both embedded samples (GAPartNet's is the run's one
+    rendering, what `groundbench sample gapartnet` writes; tests/test_dvc.py runs that stage itself)."""
     root = tmp_path_factory.mktemp("scoring_build") / "project"
     (root / "data" / "audits").mkdir(parents=True)
     for audit in ("curated_umd.yaml", "curated_gapartnet.yaml", "contrast_pool.yaml"):
@@ -64,7 +68,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     params["umd"]["workers"] = 1
     params["gapartnet"]["workers"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    assert run_cli(root, "sample", "gapartnet") == 0
+    copy_tree(gapartnet_rendered, root / params["sample"]["root"] / "gapartnet")
     assert run_cli(root, "convert", "umd", "--quiet") == 0
     assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
     assert run_cli(root, "derive", "counterfactual", "--quiet") == 0

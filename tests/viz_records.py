@@ -156,7 +156,9 @@ def table(rows: list[dict[str, Any]]) -> pa.Table:
 
 
 def build_umd_project(root: Path, umd_sample: Path) -> Path:
-    """A project root whose UMD source is the embedded sample, converted and baked (one worker)."""
+    """A project root whose UMD source is the embedded sample, converted and baked (one worker); made once
+    per test run, copied to ``root`` for the others (tests/builds.py)."""
+    from tests.builds import run_stages
     from tests.conftest import REPO, run_cli
 
     (root / "data" / "audits").mkdir(parents=True)
@@ -165,15 +167,16 @@ def build_umd_project(root: Path, umd_sample: Path) -> Path:
     params["sources"]["umd"] = str(umd_sample)
     params["umd"]["workers"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    assert run_cli(root, "convert", "umd", "--quiet") == 0
-    assert run_cli(root, "bake", "curated_umd", "bulk_umd") == 0
-    assert run_cli(root, "assemble") == 0  # preview and sheet read the published folder
+    stages = (("convert", "umd", "--quiet"), ("bake", "curated_umd", "bulk_umd"), ("assemble",))
+    run_stages(root, stages, lambda where, command: run_cli(where, *command))  # preview/sheet read the published folder
     return root
 
 
-def build_gapartnet_project(root: Path) -> Path:
-    """Add the GAPartNet sample (CPU-rendered, as `make build` has it) converted and baked to ``root``:
-    curated_gapartnet and bulk_gapartnet with the planted box_projection_mismatch rows."""
+def build_gapartnet_project(root: Path, rendered: Path) -> Path:
+    """Add the GAPartNet sample (CPU-rendered, as `make build` has it; ``rendered`` is the run's one rendering,
+    what `groundbench sample gapartnet` writes) converted and baked to ``root``: curated_gapartnet and
+    bulk_gapartnet with the planted box_projection_mismatch rows."""
+    from tests.builds import copy_tree
     from tests.conftest import REPO, run_cli
 
     (root / "data" / "audits").mkdir(parents=True, exist_ok=True)
@@ -183,7 +186,7 @@ def build_gapartnet_project(root: Path) -> Path:
     params["sources"]["gapartnet"] = {"assets": "sample", "renders": "sample"}
     params["gapartnet"]["workers"] = 1
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    assert run_cli(root, "sample", "gapartnet") == 0
+    copy_tree(rendered, root / params["sample"]["root"] / "gapartnet")
     assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
     assert run_cli(root, "bake", "curated_gapartnet", "bulk_gapartnet") == 0
     return root
