@@ -151,8 +151,10 @@ def params_for(built: dict[str, Built], work: Path) -> dict[str, Any]:
     """The project's params.yaml with every source pointing at the generated trees."""
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     sources = params["sources"]
+    gui = list(sources["gui"])  # the GUI sources are keys under gui:, each left out here unless built
     for name in list(sources):
         sources[name] = None
+    sources["gui"] = dict.fromkeys(gui)
     if "umd" in built:
         sources["umd"] = built["umd"].roots["tree"]
         params["umd"]["audit"] = built["umd"].audit
@@ -166,11 +168,12 @@ def params_for(built: dict[str, Built], work: Path) -> dict[str, Any]:
 
 def convert_sources(source: str) -> list[str]:
     """The pipeline's converter keys for a source ("gui" may be several: pointerbench, screenspot, ...)."""
-    from groundbench.stages.pipeline import CONVERTERS
+    from groundbench.core.registry import SOURCES
 
-    if source in CONVERTERS:
+    converters = [name for name, info in SOURCES.items() if not info.derived]
+    if source in converters:
         return [source]
-    return sorted(key for key in CONVERTERS if key.split(".")[0] == source or key not in ("umd", "gapartnet"))
+    return sorted(key for key in converters if key not in ("umd", "gapartnet"))
 
 
 def configs_of_source(source: str) -> list[str]:
@@ -235,8 +238,11 @@ def child_floor(built: Built, kind: str, write_dir: str | None, factor: float) -
     return measured(floor)
 
 
-def child_convert(root: str, params: dict[str, Any], source: str) -> Usage:
+def child_convert(root: str, raw: dict[str, Any], source: str) -> Usage:
+    from groundbench.core.params import Params, validate
     from groundbench.stages.pipeline import run_convert
+
+    params = validate(Params, raw, "params.yaml (benchmark)")
 
     def run() -> dict[str, Any]:
         rows: dict[str, Any] = {}
@@ -261,8 +267,11 @@ def child_obvious(section_source: str, built: Built, out: str) -> Usage:
     return measured(obvious)
 
 
-def child_stage(root: str, params: dict[str, Any], stage: str, config: str | None) -> Usage:
+def child_stage(root: str, raw: dict[str, Any], stage: str, config: str | None) -> Usage:
+    from groundbench.core.params import Params, validate
     from groundbench.stages import pipeline
+
+    params = validate(Params, raw, "params.yaml (benchmark)")
 
     def run() -> dict[str, Any]:
         if stage == "bake":
