@@ -26,6 +26,8 @@ RSS_POLL_SECONDS = 0.1
 BUSY_MACHINE_CORES = 0.1  # other processes' CPU above this makes a report warn that the machine was shared
 # Variables that change how many threads numpy/OpenCV use in each process, recorded with the results.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENCV_FOR_THREADS_NUM")
+
+
 @dataclass(frozen=True)
 class Usage:
     """What one measured child reports about itself and its (finished) worker processes."""
@@ -165,12 +167,14 @@ def versions() -> dict[str, str]:
 
 def machine() -> dict[str, Any]:
     cpu = next(
-        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-         if line.startswith("model name")),
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
         platform.processor(),
     )
     memory_kib = next(
         int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
     )
     return {"nproc": worker_count(0), "cpu": cpu, "memory_bytes": memory_kib * 1024, "platform": platform.platform()}
-

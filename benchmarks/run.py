@@ -120,8 +120,12 @@ def _gui_records(built: Built) -> Any:
 
     pixels = load_params(REPO).gui.max_image_pixels
     # every GUI source the conversion converts (pointerbench, screenspot, ...): the same rows as its figure
-    items = [item for source, root in sorted(built.roots.items())
-             for items in list_items(Path(root), source, pixels).values() for item in items]
+    items = [
+        item
+        for source, root in sorted(built.roots.items())
+        for items in list_items(Path(root), source, pixels).values()
+        for item in items
+    ]
 
     def generate() -> Any:
         for item in items:
@@ -132,17 +136,29 @@ def _gui_records(built: Built) -> Any:
 
 SECTIONS: tuple[Section, ...] = (
     Section(
-        "umd", ("bulk_umd", "curated_umd"), lambda work, scale, _args: build_umd(work, scale), "umd",
-        "every byte + loadmat of every label and rank map", _umd_records,
+        "umd",
+        ("bulk_umd", "curated_umd"),
+        lambda work, scale, _args: build_umd(work, scale),
+        "umd",
+        "every byte + loadmat of every label and rank map",
+        _umd_records,
     ),
     Section(
-        "gapartnet", ("bulk_gapartnet", "curated_gapartnet"),
-        lambda work, scale, args: build_gapartnet(work, scale, args.gapartnet_size), "gapartnet",
-        "every byte + every segmentation npz decoded + PNG headers", _gapartnet_records,
+        "gapartnet",
+        ("bulk_gapartnet", "curated_gapartnet"),
+        lambda work, scale, args: build_gapartnet(work, scale, args.gapartnet_size),
+        "gapartnet",
+        "every byte + every segmentation npz decoded + PNG headers",
+        _gapartnet_records,
     ),
     Section(
-        "gui", ("gui_sheets", "gui_text"), lambda work, scale, _args: build_gui(work, scale), "gui",
-        "every byte + PNG headers", _gui_records, gui_available,
+        "gui",
+        ("gui_sheets", "gui_text"),
+        lambda work, scale, _args: build_gui(work, scale),
+        "gui",
+        "every byte + PNG headers",
+        _gui_records,
+        gui_available,
     ),
 )
 
@@ -356,8 +372,11 @@ def timed_child(label: str, func: Callable[..., Usage], *args: Any, items: int |
     print(f"  {label} ...", flush=True)
     usage, peak = run_in_child(func, *args)
     result = figures(usage, peak, items, worker_count(0))
-    print(f"    {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} CPU s, peak RSS {peak / GB:.2f} GB, "
-          f"other processes {result['other_processes_cores']:.2f} cores", flush=True)
+    print(
+        f"    {result['wall_s']:.1f} s wall, {result['cpu_s']:.1f} CPU s, peak RSS {peak / GB:.2f} GB, "
+        f"other processes {result['other_processes_cores']:.2f} cores",
+        flush=True,
+    )
     return result
 
 
@@ -369,26 +388,46 @@ def measure_section(
     section: Section, built: Built, root: Path, params: dict[str, Any], work: Path, with_obvious: bool
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"source": built.__dict__.copy()}
-    out["floor"] = timed_child(f"{section.source}: floor (read + decode)", child_floor, built, section.floor_decode,
-                               None, 0.0, items=built.items)
-    out["conversion"] = timed_child(f"{section.source}: conversion", child_convert, str(root), params, section.source,
-                                    items=built.items)
+    out["floor"] = timed_child(
+        f"{section.source}: floor (read + decode)",
+        child_floor,
+        built,
+        section.floor_decode,
+        None,
+        0.0,
+        items=built.items,
+    )
+    out["conversion"] = timed_child(
+        f"{section.source}: conversion", child_convert, str(root), params, section.source, items=built.items
+    )
     output_bytes = sum(tree_bytes(root / "data" / "interim" / key) for key in convert_sources(section.source))
     out["conversion"]["output_bytes"] = output_bytes
     out["conversion"]["rows"] = rows_of(out["conversion"])
     out["conversion"]["rows_per_s"] = round(out["conversion"]["rows"] / out["conversion"]["wall_s"], 1)
     write_dir = work / f"floor_write_{section.source}"
     write_dir.mkdir()
-    out["floor_write"] = timed_child(f"{section.source}: floor + writing {output_bytes / GB:.2f} GB", child_floor,
-                                     built, section.floor_decode, str(write_dir), output_bytes / built.bytes,
-                                     items=built.items)
+    out["floor_write"] = timed_child(
+        f"{section.source}: floor + writing {output_bytes / GB:.2f} GB",
+        child_floor,
+        built,
+        section.floor_decode,
+        str(write_dir),
+        output_bytes / built.bytes,
+        items=built.items,
+    )
     shutil.rmtree(write_dir)
     obvious_dir = work / f"obvious_{section.source}"
     try:
         if not with_obvious:
             raise SkipMeasurement("skipped (--skip obvious)")
-        out["obvious"] = timed_child(f"{section.source}: the obvious way (datasets, one process)", child_obvious,
-                                     section.source, built, str(obvious_dir), items=built.items)
+        out["obvious"] = timed_child(
+            f"{section.source}: the obvious way (datasets, one process)",
+            child_obvious,
+            section.source,
+            built,
+            str(obvious_dir),
+            items=built.items,
+        )
         out["obvious"]["output_bytes"] = tree_bytes(obvious_dir / "saved")
         out["obvious"]["rows"] = out["obvious"]["result"]["rows"]
     except (RuntimeError, SkipMeasurement) as exc:
@@ -422,8 +461,11 @@ def read_files(files: list[Path]) -> float:
 
 def measure_verify(root: Path, configs: list[str], work: Path) -> dict[str, Any]:
     data = root / "data"
-    files = [path for config in configs for path in folder_files(data / "shards" / config,
-                                                                   data / "groundbench" / "data" / config)]
+    files = [
+        path
+        for config in configs
+        for path in folder_files(data / "shards" / config, data / "groundbench" / "data" / config)
+    ]
     files += folder_files(data / "images")
     # The pipeline wrote more than the page cache holds, so whichever hasher ran first would pay
     # for the disk. Both run on a warm cache: each is preceded by one read of the same files.
@@ -468,9 +510,16 @@ def measure_dvc_noop(work: Path) -> dict[str, Any]:
         if (REPO / name).is_file():
             (repo / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, repo / name)
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", HF_HUB_OFFLINE="1",
-               DVC_NO_ANALYTICS="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@b", GIT_COMMITTER_NAME="b",
-               GIT_COMMITTER_EMAIL="b@b")
+    env = dict(
+        os.environ,
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        HF_HUB_OFFLINE="1",
+        DVC_NO_ANALYTICS="1",
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@b",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@b",
+    )
     for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "project"]):
         subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
     print("  dvc repro (full, on the sample; not timed as the figure) ...", flush=True)
@@ -484,8 +533,11 @@ def measure_dvc_noop(work: Path) -> dict[str, Any]:
         timings.append(time.perf_counter() - started)
         assert "Running stage" not in result.stdout, result.stdout
     print(f"    full {full:.1f} s; no-op {', '.join(f'{t:.2f}' for t in timings)} s", flush=True)
-    return {"full_repro_s": round(full, 1), "noop_s": [round(t, 2) for t in timings], "noop_median_s":
-            round(sorted(timings)[1], 2)}
+    return {
+        "full_repro_s": round(full, 1),
+        "noop_s": [round(t, 2) for t in timings],
+        "noop_median_s": round(sorted(timings)[1], 2),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -502,20 +554,32 @@ def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
     for source, section in report["converters"].items():
         ratio = section["ratios"]["conversion_to_floor"]
         with_write = section["ratios"]["conversion_to_floor_with_write"]
-        add(f"{source}: conversion vs floor", f"{ratio:.2f}x (vs floor + write: {with_write:.2f}x)",
-            f"<= {MAX_FLOOR_RATIO}x", ratio <= MAX_FLOOR_RATIO)
+        add(
+            f"{source}: conversion vs floor",
+            f"{ratio:.2f}x (vs floor + write: {with_write:.2f}x)",
+            f"<= {MAX_FLOOR_RATIO}x",
+            ratio <= MAX_FLOOR_RATIO,
+        )
         if "obvious_to_conversion" in section["ratios"]:
             lead = section["ratios"]["obvious_to_conversion"]
             add(f"{source}: ahead of the obvious way", f"{lead:.2f}x", f">= {cores}x (cores)", lead >= cores)
     rss = {name: value for name, value in report["peak_rss"].items()}
     worst = max(rss, key=lambda k: rss[k])
-    add("peak RSS, every config/stage", f"{rss[worst] / GB:.2f} GB ({worst})", f"<= {MAX_RSS_BYTES / GB:.1f} GB",
-        rss[worst] <= MAX_RSS_BYTES)
+    add(
+        "peak RSS, every config/stage",
+        f"{rss[worst] / GB:.2f} GB ({worst})",
+        f"<= {MAX_RSS_BYTES / GB:.1f} GB",
+        rss[worst] <= MAX_RSS_BYTES,
+    )
     if "verify" in report:
         v = report["verify"]
         per_core = v["ratio_per_core"]
-        add("verify vs sha256sum, per core", f"{per_core:.2f}x ({v['verify_mb_per_s']} vs "
-            f"{v['sha256sum_mb_per_s']} MB/s)", f">= {MIN_VERIFY_PER_CORE}x", per_core >= MIN_VERIFY_PER_CORE)
+        add(
+            "verify vs sha256sum, per core",
+            f"{per_core:.2f}x ({v['verify_mb_per_s']} vs {v['sha256sum_mb_per_s']} MB/s)",
+            f">= {MIN_VERIFY_PER_CORE}x",
+            per_core >= MIN_VERIFY_PER_CORE,
+        )
         utilisation = v["verify"]["cpu_utilisation"]
         add("verify uses both cores", f"{utilisation:.0%} of {cores} cores", ">= 85%", utilisation >= 0.85)
     if "dvc" in report:
@@ -533,32 +597,68 @@ def print_report(report: dict[str, Any]) -> None:
         console.width = 160
     cores = report["machine"]["nproc"]
     table = Table(title=f"GroundBench pipeline benchmark (scale {report['scale']}, {cores} cores, warm page cache)")
-    for column, justify in (("measurement", "left"), ("wall s", "right"), ("items/s", "right"),
-                            ("CPU ms/item", "right"), ("CPU use", "right"), ("others' cores", "right"),
-                            ("peak RSS GB", "right"), ("ratio", "right"), ("note", "left")):
+    for column, justify in (
+        ("measurement", "left"),
+        ("wall s", "right"),
+        ("items/s", "right"),
+        ("CPU ms/item", "right"),
+        ("CPU use", "right"),
+        ("others' cores", "right"),
+        ("peak RSS GB", "right"),
+        ("ratio", "right"),
+        ("note", "left"),
+    ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
 
     def row(label: str, fig: dict[str, Any], ratio: str = "", note: str = "") -> None:
-        table.add_row(label, f"{fig['wall_s']:.1f}", f"{fig.get('items_per_s', ''):}",
-                      f"{fig.get('cpu_ms_per_item', '')}", f"{fig['cpu_utilisation']:.0%}",
-                      f"{fig['other_processes_cores']:.2f}", f"{fig['peak_rss_bytes'] / GB:.2f}", ratio, note)
+        table.add_row(
+            label,
+            f"{fig['wall_s']:.1f}",
+            f"{fig.get('items_per_s', ''):}",
+            f"{fig.get('cpu_ms_per_item', '')}",
+            f"{fig['cpu_utilisation']:.0%}",
+            f"{fig['other_processes_cores']:.2f}",
+            f"{fig['peak_rss_bytes'] / GB:.2f}",
+            ratio,
+            note,
+        )
 
     for source, sec in report["converters"].items():
         src, ratios = sec["source"], sec["ratios"]
         table.add_section()
-        table.add_row(f"[bold]{source}[/bold]", "", "", "", "", "", "", "",
-                      f"{src['note']}; {src['bytes'] / GB:.2f} GB in {src['files']:,} files")
+        table.add_row(
+            f"[bold]{source}[/bold]",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            f"{src['note']}; {src['bytes'] / GB:.2f} GB in {src['files']:,} files",
+        )
         row("  floor: read + decode", sec["floor"], "1.00x", sec.get("floor_note", ""))
-        row("  floor + write output bytes", sec["floor_write"],
+        row(
+            "  floor + write output bytes",
+            sec["floor_write"],
             f"{sec['floor_write']['wall_s'] / sec['floor']['wall_s']:.2f}x",
-            f"writes {sec['conversion']['output_bytes'] / GB:.2f} GB like the conversion")
+            f"writes {sec['conversion']['output_bytes'] / GB:.2f} GB like the conversion",
+        )
         conv = sec["conversion"]
-        row("  conversion (ours)", conv, f"{ratios['conversion_to_floor']:.2f}x",
+        row(
+            "  conversion (ours)",
+            conv,
+            f"{ratios['conversion_to_floor']:.2f}x",
             f"{conv['rows']:,} rows, {conv['rows_per_s']:,} rows/s; vs floor+write "
-            f"{ratios['conversion_to_floor_with_write']:.2f}x")
+            f"{ratios['conversion_to_floor_with_write']:.2f}x",
+        )
         if "wall_s" in sec["obvious"]:
-            row("  obvious way (datasets)", sec["obvious"], f"{ratios['obvious_to_conversion']:.2f}x ours",
-                f"{sec['obvious']['rows']:,} bulk rows, {sec['obvious']['output_bytes'] / GB:.2f} GB saved")
+            row(
+                "  obvious way (datasets)",
+                sec["obvious"],
+                f"{ratios['obvious_to_conversion']:.2f}x ours",
+                f"{sec['obvious']['rows']:,} bulk rows, {sec['obvious']['output_bytes'] / GB:.2f} GB saved",
+            )
         else:
             table.add_row("  obvious way (datasets)", "", "", "", "", "", "", "", sec["obvious"].get("skipped", ""))
     if report.get("stages"):
@@ -568,33 +668,59 @@ def print_report(report: dict[str, Any]) -> None:
     if "verify" in report:
         v = report["verify"]
         table.add_section()
-        row("verify (ours, every core)", v["verify"], f"{v['ratio_per_core']:.2f}x/core",
-            f"{v['verify_mb_per_s']} MB/s, {v['verify_mb_per_cpu_s']} MB per CPU s")
-        row("sha256sum (same files)", v["sha256sum"], "1.00x",
-            f"{v['sha256sum_mb_per_s']} MB/s, {v['sha256sum_mb_per_cpu_s']} MB per CPU s")
+        row(
+            "verify (ours, every core)",
+            v["verify"],
+            f"{v['ratio_per_core']:.2f}x/core",
+            f"{v['verify_mb_per_s']} MB/s, {v['verify_mb_per_cpu_s']} MB per CPU s",
+        )
+        row(
+            "sha256sum (same files)",
+            v["sha256sum"],
+            "1.00x",
+            f"{v['sha256sum_mb_per_s']} MB/s, {v['sha256sum_mb_per_cpu_s']} MB per CPU s",
+        )
     if "load" in report:
         load = report["load"]
         table.add_section()
         base = load["pyarrow"]["wall_s"]
-        for key, label in (("cold", "load_dataset, cold cache"), ("warm", "load_dataset, warm cache"),
-                           ("pyarrow", "pyarrow memory-mapped read")):
+        for key, label in (
+            ("cold", "load_dataset, cold cache"),
+            ("warm", "load_dataset, warm cache"),
+            ("pyarrow", "pyarrow memory-mapped read"),
+        ):
             row(f"{label} ({load['config']})", load[key], f"{load[key]['wall_s'] / base:.1f}x")
     if "dvc" in report:
         table.add_section()
-        table.add_row("dvc repro, nothing changed", f"{report['dvc']['noop_median_s']:.2f}", "", "", "", "", "", "",
-                      f"median of 3 (after a full repro of the sample in {report['dvc']['full_repro_s']} s)")
+        table.add_row(
+            "dvc repro, nothing changed",
+            f"{report['dvc']['noop_median_s']:.2f}",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            f"median of 3 (after a full repro of the sample in {report['dvc']['full_repro_s']} s)",
+        )
     console.print(table)
     verdicts = Table(title="targets")
     for column in ("target", "measured", "limit", "status"):
         verdicts.add_column(column)
     for target in report["targets"]:
-        verdicts.add_row(target["target"], target["measured"], target["limit"],
-                         "[green]MET[/green]" if target["met"] else "[red]MISSED[/red]")
+        verdicts.add_row(
+            target["target"],
+            target["measured"],
+            target["limit"],
+            "[green]MET[/green]" if target["met"] else "[red]MISSED[/red]",
+        )
     console.print(verdicts)
     busy = [fig for fig in _all_figures(report) if fig["other_processes_cores"] > BUSY_MACHINE_CORES]
     if busy:
-        console.print(f"[yellow]Other processes used the CPU during {len(busy)} measurements (column 'others' "
-                      "cores'): their wall times are inflated; CPU ms per item is the steadier figure.[/yellow]")
+        console.print(
+            f"[yellow]Other processes used the CPU during {len(busy)} measurements (column 'others' "
+            "cores'): their wall times are inflated; CPU ms per item is the steadier figure.[/yellow]"
+        )
 
 
 def _all_figures(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -620,18 +746,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(datasets.Dataset.from_generator + save_to_disk), the later stages, verify against sha256sum, "
         "load_dataset against pyarrow, and a no-op dvc repro. Prints one table, writes JSON.",
     )
-    parser.add_argument("--scale", type=float, default=1.0,
-                        help="fraction of the full sources (UMD 105 tools / 28,843 frames, GAPartNet 1,046 objects, "
-                        "GUI 500 examples per suite); e.g. 0.05 for a smoke run (default 1.0)")
-    parser.add_argument("--only", action="append", choices=[s.source for s in SECTIONS], default=None,
-                        help="measure only this source (repeatable; default: every available source)")
-    parser.add_argument("--gapartnet-size", type=lambda text: tuple(int(v) for v in text.split("x")),
-                        default=(800, 800), metavar="WxH", help="render size of the GAPartNet templates (default "
-                        "800x800, GAPartNet's own)")
-    parser.add_argument("--skip", action="append", default=[], choices=["obvious", "stages", "verify", "load", "dvc"],
-                        help="leave out a part of the benchmark (repeatable)")
-    parser.add_argument("--workdir", type=Path, default=None,
-                        help="folder for the temporary directory (~15 GB at full scale); default: the system's")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="fraction of the full sources (UMD 105 tools / 28,843 frames, GAPartNet 1,046 objects, "
+        "GUI 500 examples per suite); e.g. 0.05 for a smoke run (default 1.0)",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=[s.source for s in SECTIONS],
+        default=None,
+        help="measure only this source (repeatable; default: every available source)",
+    )
+    parser.add_argument(
+        "--gapartnet-size",
+        type=lambda text: tuple(int(v) for v in text.split("x")),
+        default=(800, 800),
+        metavar="WxH",
+        help="render size of the GAPartNet templates (default 800x800, GAPartNet's own)",
+    )
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=["obvious", "stages", "verify", "load", "dvc"],
+        help="leave out a part of the benchmark (repeatable)",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="folder for the temporary directory (~15 GB at full scale); default: the system's",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"results file (default {DEFAULT_JSON})")
     args = parser.parse_args(argv)
@@ -655,8 +803,11 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     for section in sections:
         print(f"generating {section.source} at scale {args.scale} ...", flush=True)
         built[section.source] = section.build(work / "sources", args.scale, args)
-        print(f"  {built[section.source].note}: {built[section.source].bytes / GB:.2f} GB in "
-              f"{built[section.source].generate_s:.0f} s", flush=True)
+        print(
+            f"  {built[section.source].note}: {built[section.source].bytes / GB:.2f} GB in "
+            f"{built[section.source].generate_s:.0f} s",
+            flush=True,
+        )
     root = work / "project"
     root.mkdir()
     shutil.copy2(REPO / "requirements.lock", root / "requirements.lock")
@@ -687,7 +838,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     from groundbench.core.registry import BY_NAME
 
     configs = [
-        c for s in sections for c in configs_of_source(s.source)
+        c
+        for s in sections
+        for c in configs_of_source(s.source)
         if (root / "data" / "interim" / BY_NAME[c].source / c / "manifest.jsonl").is_file()
     ]
     report["configs"] = configs
@@ -695,8 +848,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         print("measuring the later stages ...", flush=True)
         report["stages"] = {}
         for config in configs:
-            report["stages"][f"bake {config}"] = timed_child(f"bake {config}", child_stage, str(root), params,
-                                                              "bake", config)
+            report["stages"][f"bake {config}"] = timed_child(
+                f"bake {config}", child_stage, str(root), params, "bake", config
+            )
         report["stages"]["store"] = timed_child("store", child_stage, str(root), params, "store", None)
         report["stages"]["assemble"] = timed_child("assemble", child_stage, str(root), params, "assemble", None)
         for name, fig in report["stages"].items():

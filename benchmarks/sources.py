@@ -121,7 +121,7 @@ def build_gapartnet(work: Path, scale: float, size: tuple[int, int]) -> Built:
             entry = audit_template[source.object_id]
             audit_entries.append(
                 f'  - object: "{new_id}"\n    view: {entry["view"].replace(source.object_id, new_id)}\n'
-                f'    target: {entry["target"]}\n' + (f'    action: {entry["action"]}\n' if "action" in entry else "")
+                f"    target: {entry['target']}\n" + (f"    action: {entry['action']}\n" if "action" in entry else "")
             )
     (assets / "meta" / "partnet_all_id_list.txt").write_text("".join(id_lines))
     audit = work / "gapartnet_audit.yaml"

@@ -343,7 +343,6 @@ def measure_conversion(root: Path, out: Path, audit: Path) -> Usage:
 # Report
 
 
-
 def usage_figures(usage: Usage, frames: int, cores: int, workers: int, tree_peak: int) -> dict[str, Any]:
     return {
         "wall_s": round(usage.wall_s, 3),
@@ -397,27 +396,59 @@ def print_report(report: dict[str, Any]) -> None:
     table.add_column("conversion", justify="right")
     table.add_column("target", justify="right")
     table.add_column("status")
-    table.add_row("wall time", f"{floor['wall_s']:.1f} s", f"{conv['wall_s']:.1f} s",
-                  f"<= {MAX_RATIO}x floor", mark(verdict["ratio_ok"]))
+    table.add_row(
+        "wall time",
+        f"{floor['wall_s']:.1f} s",
+        f"{conv['wall_s']:.1f} s",
+        f"<= {MAX_RATIO}x floor",
+        mark(verdict["ratio_ok"]),
+    )
     table.add_row("ratio to floor", "1.00x", f"{verdict['ratio_conversion_to_floor']:.2f}x", "", "")
     table.add_row("frames/s", f"{floor['frames_per_s']:.0f}", f"{conv['frames_per_s']:.0f}", "", "")
     table.add_row("CPU seconds (all processes)", f"{floor['cpu_s']:.1f}", f"{conv['cpu_s']:.1f}", "", "")
     table.add_row("CPU ms per frame", f"{floor['cpu_ms_per_frame']:.2f}", f"{conv['cpu_ms_per_frame']:.2f}", "", "")
-    table.add_row("CPU utilisation (of all cores)", f"{floor['cpu_utilisation']:.0%}", f"{conv['cpu_utilisation']:.0%}",
-                  f">= {MIN_CPU_UTILISATION:.0%}", mark(verdict["cpu_ok"]))
-    table.add_row("other processes' CPU meanwhile (cores)", f"{floor['other_processes_cores']:.2f}",
-                  f"{conv['other_processes_cores']:.2f}", "", "")
+    table.add_row(
+        "CPU utilisation (of all cores)",
+        f"{floor['cpu_utilisation']:.0%}",
+        f"{conv['cpu_utilisation']:.0%}",
+        f">= {MIN_CPU_UTILISATION:.0%}",
+        mark(verdict["cpu_ok"]),
+    )
+    table.add_row(
+        "other processes' CPU meanwhile (cores)",
+        f"{floor['other_processes_cores']:.2f}",
+        f"{conv['other_processes_cores']:.2f}",
+        "",
+        "",
+    )
     table.add_row("workers", str(floor["workers"]), str(conv["workers"]), "", "")
-    table.add_row("peak RSS, parent process", gb(floor["parent_peak_rss_bytes"]), gb(conv["parent_peak_rss_bytes"]),
-                  "", "")
-    table.add_row("peak RSS, largest worker", gb(floor["largest_worker_peak_rss_bytes"]),
-                  gb(conv["largest_worker_peak_rss_bytes"]), "", "")
-    table.add_row("peak RSS, parent + workers x largest (bound)", gb(floor["rss_upper_bound_bytes"]),
-                  gb(conv["rss_upper_bound_bytes"]), f"<= {gb(MAX_RSS_BYTES)}", mark(verdict["rss_ok"]))
-    table.add_row("peak RSS, whole tree sampled every 0.1 s", gb(floor["sampled_tree_peak_rss_bytes"]),
-                  gb(conv["sampled_tree_peak_rss_bytes"]), "", "")
-    table.add_row("rows out (bulk / curated)", "",
-                  f"{conv['rows']['bulk_umd']:,} / {conv['rows']['curated_umd']:,}", "", "")
+    table.add_row(
+        "peak RSS, parent process", gb(floor["parent_peak_rss_bytes"]), gb(conv["parent_peak_rss_bytes"]), "", ""
+    )
+    table.add_row(
+        "peak RSS, largest worker",
+        gb(floor["largest_worker_peak_rss_bytes"]),
+        gb(conv["largest_worker_peak_rss_bytes"]),
+        "",
+        "",
+    )
+    table.add_row(
+        "peak RSS, parent + workers x largest (bound)",
+        gb(floor["rss_upper_bound_bytes"]),
+        gb(conv["rss_upper_bound_bytes"]),
+        f"<= {gb(MAX_RSS_BYTES)}",
+        mark(verdict["rss_ok"]),
+    )
+    table.add_row(
+        "peak RSS, whole tree sampled every 0.1 s",
+        gb(floor["sampled_tree_peak_rss_bytes"]),
+        gb(conv["sampled_tree_peak_rss_bytes"]),
+        "",
+        "",
+    )
+    table.add_row(
+        "rows out (bulk / curated)", "", f"{conv['rows']['bulk_umd']:,} / {conv['rows']['curated_umd']:,}", "", ""
+    )
     table.add_row("bytes out", "", gb(conv["output_bytes"]), "", "")
     console = Console()
     if not console.is_terminal:  # a log file or pipe: do not wrap the table at 80 columns
@@ -428,11 +459,15 @@ def print_report(report: dict[str, Any]) -> None:
         f"cache warmed by one full read in {source['warm_read_s']:.1f} s; not part of the figures)"
     )
     console.print(table)
-    console.print("Both measurements read from a warm page cache (the tree was read once beforehand; dropping the "
-                  "cache needs root). Each ran in its own spawned child; wall time excludes the child's start-up.")
+    console.print(
+        "Both measurements read from a warm page cache (the tree was read once beforehand; dropping the "
+        "cache needs root). Each ran in its own spawned child; wall time excludes the child's start-up."
+    )
     if max(floor["other_processes_cores"], conv["other_processes_cores"]) > BUSY_MACHINE_CORES:
-        console.print("[yellow]Other processes used the CPU during the measurements: wall times are inflated and "
-                      "CPU utilisation understated; CPU ms per frame is the steadier figure.[/yellow]")
+        console.print(
+            "[yellow]Other processes used the CPU during the measurements: wall times are inflated and "
+            "CPU utilisation understated; CPU ms per frame is the steadier figure.[/yellow]"
+        )
     if report["environment"]:
         console.print(f"thread settings in the environment: {report['environment']}")
 
@@ -447,12 +482,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(file bytes + loadmat of every label), and report wall time, frames/s, peak RSS and CPU use.",
     )
     parser.add_argument(
-        "--tools", type=int, default=FULL_TOOLS, metavar="N",
+        "--tools",
+        type=int,
+        default=FULL_TOOLS,
+        metavar="N",
         help=f"number of tools (1..{FULL_TOOLS}; default {FULL_TOOLS}, the full 28,843 frames). Instance 01 of "
         "every category comes first, so e.g. --tools 6 is a quick smoke test over 6 categories.",
     )
     parser.add_argument(
-        "--workdir", type=Path, default=None,
+        "--workdir",
+        type=Path,
+        default=None,
         help="folder in which a fresh temporary directory is made for the source tree (~2.5 GB at full scale) "
         "and the converter's output (~5 GB); default: the system temporary folder",
     )

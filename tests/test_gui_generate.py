@@ -19,9 +19,7 @@ from groundbench.samples.gui.sheets import COLOURS, STYLES
 from groundbench.samples.gui.write import generate
 from tests.conftest import REPO, digests, run_cli
 
-PARAMS = GuiSampleParams(
-    examples_per_suite=12, frames=("1024x768", "1920x1080"), screenspot_rows=3, seed=0, workers=1
-)
+PARAMS = GuiSampleParams(examples_per_suite=12, frames=("1024x768", "1920x1080"), screenspot_rows=3, seed=0, workers=1)
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +36,7 @@ def _metadata(root: Path, suite: str) -> list[dict]:
 
 def test_generation_is_byte_deterministic(generated: Path, tmp_path: Path) -> None:
     again = tmp_path / "gui"
-    generate(
-        again, PARAMS.model_copy(update={"workers": 2}), progress=False
-    )  # worker count changes nothing
+    generate(again, PARAMS.model_copy(update={"workers": 2}), progress=False)  # worker count changes nothing
     assert digests(generated, (".",)) == digests(again, (".",))
 
 

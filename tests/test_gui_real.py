@@ -291,8 +291,9 @@ def test_parallel_and_reread_conversions_write_the_same_bytes(tmp_path: Path) ->
 def test_screenshot_changed_before_it_is_read_again(tmp_path: Path) -> None:
     shot = tmp_path / "a.png"
     shot.write_bytes(blank_png((20, 10)))
-    entry = ManifestEntry(sha256_bytes(shot.read_bytes()), shot.stat().st_size, 20, 10, "PNG", "a.png",
-                          Producer("test", "0"))
+    entry = ManifestEntry(
+        sha256_bytes(shot.read_bytes()), shot.stat().st_size, 20, 10, "PNG", "a.png", Producer("test", "0")
+    )
 
     def record(example_id: str) -> dict:
         return {"example_id": example_id, "image": {"bytes": shot.read_bytes(), "path": "a.png"}}

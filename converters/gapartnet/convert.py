@@ -84,6 +84,7 @@ class GapartnetSource(Source[Task, ObjectResult]):
     """GAPartNet assets + renders -> ``bulk_gapartnet`` and ``curated_gapartnet``."""
 
     label, unit, configs = "gapartnet objects", "object", CONFIGS
+
     def __init__(self, assets: Path, renders: Path, audit: Path, knobs: GapartnetParams) -> None:
         self.knobs = knobs
         self.convert = convert_object

@@ -208,9 +208,7 @@ def task_free_row(regions: tuple[Region, ...] | list[Region]) -> Region:
     return grasp[0] if grasp else min(regions, key=lambda r: r.action)
 
 
-def bulk_records(
-    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int
-) -> list[dict[str, object]]:
+def bulk_records(parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int) -> list[dict[str, object]]:
     """One row per affordance region present in the frame; every region is a candidate part.
 
     ``image_only`` and ``object_named`` supply no target, so the frame's rows would all ask the same
@@ -236,9 +234,7 @@ def bulk_records(
     ]
 
 
-def curated_record(
-    parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int
-) -> dict[str, object]:
+def curated_record(parsed: ParsedFrame, splits: ToolSplits, min_region_pixels: int) -> dict[str, object]:
     """The tool's representative frame; target = the grasp region, its point verified in the mask."""
     grasp = next((r for r in parsed.regions if r.action == "grasp"), None)
     if grasp is None:
