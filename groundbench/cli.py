@@ -35,13 +35,13 @@ def _params(args: argparse.Namespace) -> Params:
 
 def _skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
     """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
-    from groundbench.samples.unused import MARKER, unused_reason, write_marker
+    from groundbench.samples.unused import MARKER, marker_parts, unused_reason, write_marker
 
     reason = None if args.force else unused_reason(params, source)
     if reason is None:
         return False
     folder = Path(params.sample.root) / source
-    write_marker(_root(args) / folder, reason)
+    write_marker(_root(args) / folder, reason, marker_parts(source))
     console.print(f"sources.{source} reads no embedded sample: wrote only {folder / MARKER} (--force builds it)")
     return True
 

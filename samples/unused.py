@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.params import SAMPLE, Params
+from groundbench.core.params import NESTED_SOURCES, SAMPLE, Params
 
 MARKER = "SAMPLE_NOT_USED"
 
@@ -29,7 +29,16 @@ def unused_reason(params: Params, source: str) -> str | None:
     )
 
 
-def write_marker(folder: Path, reason: str) -> None:
-    """Replace ``folder`` (a sample's output) with the marker alone, atomically."""
+def marker_parts(source: str) -> tuple[str, ...]:
+    """The sub-folders a sample's readers depend on one by one (dvc.yaml's ``convert_gui@<name>`` stages
+    each declare ``<sample root>/gui/<name>``; DVC refuses a missing dependency), which get a marker too."""
+    return tuple(NESTED_SOURCES) if source == "gui" else ()
+
+
+def write_marker(folder: Path, reason: str, parts: tuple[str, ...] = ()) -> None:
+    """Replace ``folder`` (a sample's output) with the marker alone (and one in each of ``parts``), atomically."""
     with atomic_dir(folder) as tmp:
         (tmp / MARKER).write_text(reason)
+        for part in parts:
+            (tmp / part).mkdir()
+            (tmp / part / MARKER).write_text(reason)

@@ -49,7 +49,7 @@ def package_graph(root: Path) -> dict[tuple[str, str], list[str]]:
         if source is None:
             continue
         tree = _DropTypeChecking().visit(copy.deepcopy(closure.tree(module)))
-        names = imported_names(tree, module, path.name == "__init__.py")
+        names = imported_names(tree, module, path.name == "__init__.py", factories=False)
         for target_module in closure._project_modules(names):
             target = _package(target_module)
             if target is not None and target != source:

@@ -97,13 +97,16 @@ def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
 FACTORY_REFERENCE = re.compile(r"(groundbench(?:\.\w+)+):\w+")
 
 
-def imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+def imported_names(tree: ast.AST, module: str, is_package: bool, factories: bool = True) -> set[str]:
     """Every dotted name an import statement anywhere in ``tree`` may load (``from a import b``: a and a.b),
-    plus the module of every ``"groundbench.x.y:function"`` string (the registry's converter factories,
-    loaded with importlib, are code the stage runs just the same)."""
+    plus (``factories``) the module of every ``"groundbench.x.y:function"`` string: the registry's converter
+    factories, loaded with importlib, are code the stage runs just the same. They are plug-ins named by
+    string, not imports, so the package layering (``tests/test_import_layers.py``) leaves them out."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if not factories:
+                continue
             reference = FACTORY_REFERENCE.fullmatch(node.value)
             if reference:
                 names.add(reference.group(1))
