@@ -1,7 +1,7 @@
 """Full-scale benchmark of the UMD converter against the floor of merely reading its sources.
 
 Writes a synthetic tree in the release's exact layout (105 tools, 28,843 frames of 480x640, the real
-per-tool frame counts of research/umd.md section 1), reads it once to warm the page cache, then
+per-tool frame counts of the release's all_data.csv), reads it once to warm the page cache, then
 measures in two separate child processes, one after the other:
 
 * the floor: every source file's bytes read, plus ``scipy.io.loadmat`` of every label, on all cores;
@@ -73,7 +73,7 @@ MAX_RATIO = 1.5  # conversion wall / floor wall
 MAX_RSS_BYTES = int(1.5 * GB)
 MIN_CPU_UTILISATION = 0.85  # share of all cores busy over the wall time that counts as "every core busy"
 
-# research/umd.md section 1, "Per-tool frame counts" (the release's all_data.csv): instance 01, 02, ...
+# Per-tool frame counts of the release's all_data.csv: instance 01, 02, ...
 FRAME_COUNTS_TEXT = """
 bowl: 237 230 248 250 211 212 259 283 303 406
 cup: 254 263 243 319 225 251
@@ -95,10 +95,10 @@ turner: 222 271 315 294 267 265 357 326
 """
 FULL_TOOLS, FULL_FRAMES = 105, 28_843
 
-# Categories held out by novel_split.txt (research/umd.md section 3).
+# Categories held out by the release's novel_split.txt.
 NOVEL_TEST = {"cup", "ladle", "pot", "saw", "scoop", "shears", "shovel", "tenderizer", "trowel"}
 
-# One drawing per category, with exactly that category's affordances (research/umd.md section 1 table).
+# One drawing per category, with exactly that category's affordances (the release's category table).
 # Offsets and sizes are in pixels around the tool centre, as in sample.py.
 CATEGORY_SHAPES: dict[str, tuple[Shape, ...]] = {
     "bowl": (Shape(CONTAIN, "ellipse", (0, 0), (110, 70)),),

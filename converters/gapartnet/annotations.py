@@ -1,5 +1,5 @@
 """Per-object annotation files: ``link_annotation_gapartnet.json``, ``semantics_gapartnet.txt``,
-``meta.json`` and the category id lists (research/gapartnet.md sections 1-3, 5).
+``meta.json`` and the category id lists (GAPartNet release format).
 
 Unknown keys are ignored (derived variants add ``children``/``parents``); missing required keys are
 errors naming the file and the key.

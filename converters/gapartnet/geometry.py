@@ -1,4 +1,4 @@
-"""Posing and projection: pure functions on arrays (research/gapartnet.md sections 4.3, 7.3).
+"""Posing and projection: pure functions on arrays (URDF joint conventions, GAPartNet's camera).
 
 Link annotation boxes are world corners at rest (every qpos 0). A box is rigidly attached to its
 link, so at a view's ``joint_qpos`` it is ``T_link(q) @ inverse(T_link(0))`` applied to the rest

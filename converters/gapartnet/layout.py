@@ -1,6 +1,6 @@
 """Find the GAPartNet files: object folders under the assets root, rendered views under the renders root.
 
-Assets (research/gapartnet.md section 1): PartNet-Mobility objects are flat ``<id>/`` folders,
+Assets: PartNet-Mobility objects are flat ``<id>/`` folders,
 AKB-48 objects are ``<Category>/<id>/`` (root link ``root``); either may sit directly under the
 assets root or under ``partnet_all_annotated_new/`` / ``akb48_all_annotated_new/``. The object
 category comes from ``meta/*_all_id_list.txt`` (beside the objects) when listed, else ``meta.json``

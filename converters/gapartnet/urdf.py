@@ -1,6 +1,6 @@
 """``mobility_annotation_gapartnet.urdf``: links (with mesh visuals) and joints, via defusedxml.
 
-Only what posing, mechanics and rendering need (research/gapartnet.md section 4.1): joint type,
+Only what posing, mechanics and rendering need: joint type,
 parent, child, origin (xyz, rpy; missing = 0), axis (joint frame; default x as in URDF), limits;
 per link its visual meshes and their origins. Anything else in the file is ignored.
 """

@@ -1,4 +1,4 @@
-"""GAPartNet's render format, read and written (research/gapartnet.md section 7).
+"""GAPartNet's render format, read and written.
 
 ``metafile/<name>.json`` (camera + ``joint_qpos``), ``segmentation/<name>.npz``
 (``semantic_segmentation`` / ``instance_segmentation``, int32, -2 background, -1 object but not a

@@ -1,4 +1,4 @@
-"""PointerBench ``pointerbench-{sheets,text,pro}/data/test/metadata.jsonl`` records (research/gui.md s.4).
+"""PointerBench ``pointerbench-{sheets,text,pro}/data/test/metadata.jsonl`` records.
 
 Keys: file_name, id, instruction, bbox [x0,y0,x1,y1], point, answer_type, eval {type, bbox,
 min_coverage, min_precision}, data_type, image_size, language, plus subset extras. ``file_name``

@@ -1,4 +1,4 @@
-"""ScreenSpot v1 / v2 and ScreenSpot-Pro records (research/gui.md sections 1-3).
+"""ScreenSpot v1 / v2 and ScreenSpot-Pro records.
 
 - SeeClick / OS-Atlas originals: ``img_filename``, ``bbox`` [x, y, w, h], ``instruction``,
   ``data_type``, ``data_source``; the image size is read from the image.

@@ -21,7 +21,7 @@ FRAME_FILE = re.compile(
     r"^(?P<tool>(?P<category>[a-z]+)_(?P<instance>\d{2}))_(?P<frame>\d{8})"
     r"_(?P<kind>rgb\.jpg|depth\.png|label\.mat|label_rank\.mat)$"
 )
-SEARCH_DEPTH = 3  # the tarball's top folder varies (research/umd.md section 1)
+SEARCH_DEPTH = 3  # the tarball's top folder varies between copies of the release
 CLUTTER_NAMES = frozenset({"thumbs.db", ".ds_store", "desktop.ini"})  # compared in lower case
 
 

@@ -1,5 +1,5 @@
 """The UMD split files: ``category_split.txt``, ``novel_split.txt``, ``category_10_fold.txt``,
-``tool_categories.txt`` (ASCII, one tool per line; research/umd.md section 3)."""
+``tool_categories.txt`` (ASCII, one tool per line)."""
 
 from __future__ import annotations
 
