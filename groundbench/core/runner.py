@@ -17,6 +17,7 @@ Output: ``<out>/<config>/`` (shards + ``manifest.jsonl``) for every config of th
 from __future__ import annotations
 
 import dataclasses
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
@@ -75,11 +76,11 @@ class MapOptions:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
-class Source(Generic[I, R]):
+class Source(ABC, Generic[I, R]):
     """The contract of a source format: what a ``converters/<name>/`` module gives the runner.
 
-    Subclasses set the class attributes and implement :meth:`items` and :attr:`convert`; the other
-    hooks default to "nothing to add".
+    Subclasses set the class attributes and :attr:`convert` and implement the abstract :meth:`items`,
+    :meth:`map_options` and :meth:`accept`; the other hooks default to "nothing to add".
     """
 
     label: str = ""  # progress bar description, e.g. "umd frames"
@@ -90,11 +91,13 @@ class Source(Generic[I, R]):
     # A module-level function (or functools.partial of one): it runs in worker processes.
     convert: Callable[[I], R]
 
+    @abstractmethod
     def items(self) -> Sequence[I]:
-        raise NotImplementedError
+        """The items to convert, picklable, in a fixed order."""
 
+    @abstractmethod
     def map_options(self, items: Sequence[I]) -> MapOptions:
-        raise NotImplementedError
+        """Workers and window for these items (from the source's params section)."""
 
     def absent(self) -> Mapping[str, str]:
         """Configs of this source without data -> the one line of their ``ABSENT`` marker."""
@@ -111,9 +114,9 @@ class Source(Generic[I, R]):
     def units(self, result: R) -> int:
         return 1
 
+    @abstractmethod
     def accept(self, result: R) -> Iterable[Emit]:
         """One item's result, in item order, as rows to write (the source may keep what it needs to finalize)."""
-        raise NotImplementedError
 
     def finalize(self, output: Output) -> Iterable[Emit]:
         """Rows made from everything accepted (curated selection, derivations); may write files."""
