@@ -10,7 +10,6 @@ Format details live in the per-source tests (test_umd_*, test_gapartnet_*, test_
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,8 +23,7 @@ from groundbench.core.manifests import read_manifest
 from groundbench.core.shards import read_table, shard_files
 from tests.builds import once, run_stages
 from tests.conftest import REPO, run_cli
-from tests.test_gui_real import FIXTURES as GUI_FIXTURES
-from tests.test_gui_real import blank_png
+from tests.test_gui_real import trimmed_pointerbench
 
 AUDITS = ("curated_umd.yaml", "curated_gapartnet.yaml", "contrast_pool.yaml")
 ROWS_PER_SUBSET = 12  # of the real PointerBench fixture: every record kind, quick to convert
@@ -87,14 +85,7 @@ def _small_gui_sample(folder: Path) -> None:
 
 def _pointerbench_fixture(folder: Path) -> None:
     """The real PointerBench metadata (tests/fixtures/gui), a few rows per subset, blank screenshots."""
-    source = folder / "pointerbench"
-    shutil.copytree(GUI_FIXTURES / "pointerbench", source)
-    for metadata in source.glob("pointerbench-*/data/test/metadata.jsonl"):
-        keep = metadata.read_text().splitlines()[:ROWS_PER_SUBSET]
-        metadata.write_text("".join(f"{line}\n" for line in keep))
-        for line in keep:
-            record = json.loads(line)
-            (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
+    trimmed_pointerbench(folder / "pointerbench", ROWS_PER_SUBSET)
 
 
 @pytest.fixture(scope="module")

@@ -51,6 +51,17 @@ def blank_png(size: tuple[int, int]) -> bytes:
     return _BLANK[size]
 
 
+def trimmed_pointerbench(dest: Path, rows_per_subset: int) -> None:
+    """The real PointerBench metadata fixture at ``dest``, its first rows per subset, blank screenshots."""
+    shutil.copytree(FIXTURES / "pointerbench", dest)
+    for metadata in dest.glob("pointerbench-*/data/test/metadata.jsonl"):
+        keep = metadata.read_text().splitlines()[:rows_per_subset]
+        metadata.write_text("".join(f"{line}\n" for line in keep))
+        for line in keep:
+            record = json.loads(line)
+            (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
+
+
 def _rows(folder: Path) -> list[dict]:
     table = read_table(folder)
     validate_table(table.from_batches([bake_row_baselines(b) for b in table.to_batches()]), str(folder))

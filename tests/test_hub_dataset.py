@@ -23,7 +23,7 @@ from groundbench.core.published import check_version_compatibility, data_files, 
 from groundbench.loaders.prompts import TEMPLATE_VERSION, build_prompt, template_hash
 from groundbench.schemas.features import FORMAT_VERSION
 from tests.conftest import REPO, run_cli
-from tests.test_gui_real import FIXTURES, blank_png
+from tests.test_gui_real import trimmed_pointerbench
 
 ROWS_PER_SUBSET = 12  # of the real PointerBench metadata fixture: enough for every record kind, quick to build
 FOLDER = Path("data/groundbench")
@@ -61,13 +61,7 @@ def real_gui(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered: Path)
     root = tmp_path_factory.mktemp("real_gui") / "project"
     root.mkdir()
     source = root.parent / "pointerbench"
-    shutil.copytree(FIXTURES / "pointerbench", source)
-    for metadata in source.glob("pointerbench-*/data/test/metadata.jsonl"):
-        keep = metadata.read_text().splitlines()[:ROWS_PER_SUBSET]
-        metadata.write_text("".join(f"{line}\n" for line in keep))
-        for line in keep:
-            record = json.loads(line)
-            (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
+    trimmed_pointerbench(source, ROWS_PER_SUBSET)
     assets, renders = _single_part_gapartnet(root, gapartnet_rendered)
     shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
