@@ -10,6 +10,7 @@ here independently, from the shards' raw geometry and labels, with the definitio
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -361,16 +362,22 @@ def _inside(point: list[float], box: list[float]) -> bool:
     return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
 
 
-def _mask_pixels(part: dict[str, Any]) -> set[tuple[int, int]]:
+def _mask_pixels(part: dict[str, Any]) -> frozenset[tuple[int, int]]:
     """The part's mask pixels (col, row), expanded from its run lengths pixel by pixel (the card's definition)."""
-    x0, y0, x1, y1 = (int(v) for v in part["visible_bbox_xyxy"])
-    pixels, index = set(), 0
-    for k, run in enumerate(part["mask_rle"]):
+    return _expand_runs(tuple(part["visible_bbox_xyxy"]), tuple(part["mask_rle"]))
+
+
+@functools.cache  # the best-constant check asks every member's mask once per offset tried: n^2 look-ups
+def _expand_runs(box: tuple[float, ...], runs: tuple[int, ...]) -> frozenset[tuple[int, int]]:
+    x0, y0, x1, y1 = (int(v) for v in box)
+    pixels: set[tuple[int, int]] = set()
+    index = 0
+    for k, run in enumerate(runs):
         if k % 2 == 1:
             pixels.update((x0 + i % (x1 - x0), y0 + i // (x1 - x0)) for i in range(index, index + run))
         index += run
     assert index == (x1 - x0) * (y1 - y0)
-    return pixels
+    return frozenset(pixels)
 
 
 def _in_region(row: dict[str, Any], point: list[float]) -> bool:
