@@ -12,7 +12,8 @@ import pytest
 from moto.server import ThreadedMotoServer
 
 from tests.conftest import digests
-from tests.test_dvc import TRACKED_OUTPUTS, _env, repo  # noqa: F401 (repo is a fixture: the built git+DVC repo)
+from tests.dvcrepo import TRACKED_OUTPUTS, dvc_env
+from tests.test_dvc import repo  # noqa: F401 (repo is a fixture: a copy of the built git+DVC repo)
 
 pytestmark = pytest.mark.slow  # end to end: DVC push/pull against S3 (moto on 127.0.0.1)
 
@@ -33,7 +34,7 @@ def s3() -> Iterator[str]:
 
 
 def _s3_env() -> dict[str, str]:
-    env = _env()
+    env = dvc_env()
     env.update(FAKE, AWS_EC2_METADATA_DISABLED="true", NO_PROXY="127.0.0.1,localhost", no_proxy="127.0.0.1,localhost")
     return env
 

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, digests
+from tests.dvcrepo import TRACKED_OUTPUTS, dvc_env
 from tests.fetch_sources import (
     PB_COMMIT,
     POINTERBENCH,
@@ -25,7 +26,6 @@ from tests.fetch_sources import (
     umd_tarball,
 )
 from tests.loopback import FileServer, HubRepos
-from tests.test_dvc import TRACKED_OUTPUTS, _env
 from tests.test_fetch import hub_env
 
 pytestmark = pytest.mark.slow  # end to end: fetch from loopback servers, `dvc repro` on real-format sources
@@ -35,7 +35,7 @@ BUILT = {"curated_umd", "bulk_umd", "gui_sheets", "gui_text", "gui_pro", "gui_sc
 
 
 def _run(cwd: Path, *command: str, env: dict[str, str] | None = None, ok: bool = True) -> str:
-    result = subprocess.run(command, cwd=cwd, env=env or _env(), capture_output=True, text=True, check=False)
+    result = subprocess.run(command, cwd=cwd, env=env or dvc_env(), capture_output=True, text=True, check=False)
     if ok:
         assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
     return result.stdout + result.stderr
@@ -109,7 +109,7 @@ def test_pull_without_a_remote_says_so_in_one_line(maintainer: Path, tmp_path: P
     result = subprocess.run(
         [sys.executable, "-m", "groundbench.cli", "pull", "curated_umd"],
         cwd=clone,
-        env=_env(),
+        env=dvc_env(),
         capture_output=True,
         text=True,
         check=False,

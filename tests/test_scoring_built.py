@@ -33,7 +33,8 @@ from groundbench.schemas.vocab import ACTIONS
 from groundbench.scoring.gate import folder_gate
 from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
 from tests.builds import copy_tree
-from tests.conftest import REPO, run_cli
+from tests.conftest import run_cli
+from tests.dvcrepo import default_repo
 
 pytestmark = pytest.mark.slow  # end to end: the whole default build (every source, every stage)
 
@@ -56,32 +57,10 @@ GUI = ["gui_sheets", "gui_text", "gui_screenspot", "gui_screenspot_v2", "gui_scr
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path, gapartnet_rendered: Path) -> Path:
-    """The default build: every stage of dvc.yaml, both embedded samples (GAPartNet's is the run's one
-    rendering, what `groundbench sample gapartnet` writes; tests/test_dvc.py runs that stage itself)."""
-    root = tmp_path_factory.mktemp("scoring_build") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    for audit in ("curated_umd.yaml", "curated_gapartnet.yaml", "contrast_pool.yaml"):
-        shutil.copy(REPO / "data/audits" / audit, root / "data/audits" / audit)
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    assert params["sources"]["gapartnet"] == {"assets": "sample", "renders": "sample"}
-    params["umd"]["workers"] = 1
-    params["gapartnet"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    copy_tree(gapartnet_rendered, root / params["sample"]["root"] / "gapartnet")
-    assert run_cli(root, "convert", "umd", "--quiet") == 0
-    assert run_cli(root, "convert", "gapartnet", "--quiet") == 0
-    assert run_cli(root, "derive", "counterfactual", "--quiet") == 0
-    assert run_cli(root, "derive", "contrast", "--quiet") == 0
-    assert run_cli(root, "generate-gui", "--quiet") == 0
-    for source in ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"):
-        assert run_cli(root, "convert", source, "--quiet") == 0
-    assert run_cli(root, "bake", *CONFIGS, *REASK, *GUI) == 0
-    assert run_cli(root, "baselines") == 0
-    assert run_cli(root, "store") == 0
-    assert run_cli(root, "assemble") == 0
-    return root
+def built(tmp_path_factory: pytest.TempPathFactory, _shared_builds: None) -> Path:
+    """The default build: `dvc repro` of the project, every stage of dvc.yaml on both embedded samples (the
+    run's one such build, tests/dvcrepo.py, which tests/test_dvc.py checks against dvc.lock); a private copy."""
+    return copy_tree(default_repo(), tmp_path_factory.mktemp("scoring_build") / "project")
 
 
 def test_the_default_build_passes_the_card_check(built: Path) -> None:

@@ -22,9 +22,6 @@ from groundbench.core.runner import Context, Source, mark_absent, run
 from groundbench.core.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.fetch.provenance import source_provenance
 from groundbench.fetch.select import absent_hint
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
-from groundbench.samples.gui.write import generate
-from groundbench.samples.umd import write_sample
 from groundbench.stages.bake import ABSENT_MARKER, BakeResult, bake_config
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.stages.hffolder import ConfigFacts, assemble
@@ -54,17 +51,25 @@ def clear_leftovers(root: Path) -> None:
 LOCK_FILE = Path("requirements.lock")
 
 
+# The sample writers are imported where they run: the GAPartNet one pulls in the renderer (trimesh,
+# scipy), half a second of start-up that every other stage's process would pay for nothing.
 def _sample_umd(root: Path, params: Params) -> int:
+    from groundbench.samples.umd import write_sample
+
     knobs = params.sample.umd
     return write_sample(root / params.sample.root / "umd", knobs.frames_per_tool, knobs.seed)
 
 
 def _sample_gapartnet(root: Path, params: Params) -> int:
+    from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
+
     knobs = params.sample.gapartnet
     return write_gapartnet_sample(root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine)
 
 
 def _sample_gui(root: Path, params: Params, progress: bool = False) -> int:
+    from groundbench.samples.gui.write import generate
+
     # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
     counts = generate(root / params.sample.root / "gui", params.sample.gui, progress=progress)
     return sum(counts.values())
