@@ -99,6 +99,28 @@ def build_all(root: Path) -> None:
     builds.run_stages(root, UMD_STAGES, lambda where, command: run_cli(where, *command))
 
 
+# Longest files first (measured with --durations on 2 cores). `make test` hands whole files to two workers in
+# collection order, and a run ends when its last file does: a long file picked up last leaves the other
+# worker idle. test_dvc.py makes the run's one `dvc repro` (tests/dvcrepo.py) that test_dvc_s3.py and
+# test_scoring_built.py read, so it starts first and they come later. Only the order changes: no test
+# depends on another having run.
+LONGEST_FIRST = (
+    "test_dvc.py",
+    "test_fetch_dvc.py",
+    "test_benchmark.py",
+    "test_faults.py",
+    "test_card.py",
+    "test_eval.py",
+    "test_dvc_s3.py",
+    "test_scoring_built.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
 # The reliability table (tests/reliability.py): written once the whole run is over, from the campaigns every
 # hardening file recorded, so that no test has to run after the others.
 
