@@ -42,11 +42,11 @@ fetch: $(STAMP)
 # Builds shared by many tests are made once per run, whichever worker needs them first (tests/builds.py).
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # While developing: everything but the tests marked `slow`.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not slow"
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 reliability: $(STAMP)
 	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening_umd.py tests/test_hardening_gapartnet.py \
