@@ -7,12 +7,16 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
 from groundbench.core.errors import GroundBenchError
+
+if TYPE_CHECKING:
+    from groundbench.core.parallel import EngineSpec
 
 console = Console(stderr=True)
 # Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
@@ -30,9 +34,12 @@ def _params(args: argparse.Namespace) -> dict:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
+    from groundbench.core.parallel import use_engine
     from groundbench.stages.pipeline import run_sample
 
-    frames = run_sample(_root(args), _params(args), args.source)
+    params = _params(args)
+    with use_engine(_engine(args, params)):
+        frames = run_sample(_root(args), params, args.source)
     console.print(f"wrote the embedded {args.source} sample: {frames} frames")
     return 0
 
@@ -48,10 +55,25 @@ def cmd_generate_gui(args: argparse.Namespace) -> int:
     return 0
 
 
+def _engine(args: argparse.Namespace, params: dict) -> EngineSpec:
+    """The engine of ``ordered_map``: ``--engine``/``--address``, else params.yaml ``engine``, else local."""
+    from groundbench.core.parallel import EngineSpec
+
+    section = params.get("engine") or {}
+    name = args.engine or section.get("name") or "local"
+    address = args.address if args.address is not None else section.get("address")
+    if args.engine == "local" and args.address is None:
+        address = None  # --engine local overrides a configured dask address
+    return EngineSpec(name, address)
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
+    from groundbench.core.parallel import use_engine
     from groundbench.stages.pipeline import run_convert
 
-    counts = run_convert(_root(args), _params(args), args.source, progress=not args.quiet)
+    params = _params(args)
+    with use_engine(_engine(args, params)):
+        counts = run_convert(_root(args), params, args.source, progress=not args.quiet)
     if not counts:
         console.print(f"source {args.source} is null in params.yaml: left out of the build")
     for config, rows in counts.items():
@@ -60,9 +82,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def cmd_derive(args: argparse.Namespace) -> int:
+    from groundbench.core.parallel import use_engine
     from groundbench.stages.pipeline import run_derive
 
-    summary = run_derive(_root(args), _params(args), args.construction, progress=not args.quiet)
+    params = _params(args)
+    with use_engine(_engine(args, params)):
+        summary = run_derive(_root(args), params, args.construction, progress=not args.quiet)
     if not summary:
         console.print("source gapartnet is null in params.yaml: left out of the build")
         return 0
@@ -523,6 +548,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        help="where the per-item work runs: local (our process pool) or dask (default: params.yaml engine.name)",
+    )
+    p.add_argument(
+        "--address",
+        help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: params.yaml engine.address; none: a local cluster)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -539,6 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("sample", cmd_sample, "Write the embedded sample of a source, in its real on-disk format.")
     p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
+    _add_engine_options(p)
     p = add(
         "generate-gui",
         cmd_generate_gui,
@@ -554,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(p)
     p = add(
         "derive",
         cmd_derive,
@@ -563,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("construction", choices=["counterfactual", "contrast"], help="which re-ask config to build")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(p)
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
     add(
