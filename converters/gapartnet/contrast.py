@@ -109,6 +109,7 @@ from groundbench.core.paths import inside_root, relative_to
 from groundbench.core.shards import ShardWriter, iter_batches
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.gapartnet_actions import action_of
+from groundbench.scoring.baselines import bake_row_baselines
 
 CONFIG = "contrast_gapartnet"
 CONSTRUCTION = "contrast"
@@ -555,7 +556,9 @@ def mine_contrast(
     mined_pool: list[str] = []  # pair ids of the rows not excluded
     search: dict[str, dict[str, Any]] = {s: {"objects": 0, "qualifying": {}} for s in ("bulk", "raw")}
     with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / CONFIG, params.max_shard_bytes, params.rows_per_batch) as writer:
+        with ShardWriter(
+            tmp / CONFIG, params.max_shard_bytes, params.rows_per_batch, complete=bake_row_baselines
+        ) as writer:
             results = ordered_map(mine_object, tasks, worker_count(params.workers), params.window)
             result: MineResult
             for result in tqdm(results, total=len(tasks), desc="contrast objects", unit="object", disable=not progress):

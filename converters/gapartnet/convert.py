@@ -30,6 +30,7 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, write_manifest
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.shards import ShardWriter
+from groundbench.scoring.baselines import bake_row_baselines
 
 CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 
@@ -114,7 +115,9 @@ def convert_gapartnet(
     left_out: dict[str, dict[str, Any]] = {}  # object id -> what it left out of bulk, and why
     counts: dict[str, int] = {}
     with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / "bulk_gapartnet", params.max_shard_bytes, params.rows_per_batch) as bulk:
+        with ShardWriter(
+            tmp / "bulk_gapartnet", params.max_shard_bytes, params.rows_per_batch, complete=bake_row_baselines
+        ) as bulk:
             results = ordered_map(convert_object, tasks, worker_count(params.workers), params.window)
             result: ObjectResult
             for result in tqdm(
@@ -129,7 +132,9 @@ def convert_gapartnet(
                 manifests["bulk_gapartnet"].update(result.manifest_bulk)
                 manifests["curated_gapartnet"].update(result.manifest_curated)
         counts["bulk_gapartnet"] = bulk.rows
-        with ShardWriter(tmp / "curated_gapartnet", params.max_shard_bytes, params.rows_per_batch) as curated:
+        with ShardWriter(
+            tmp / "curated_gapartnet", params.max_shard_bytes, params.rows_per_batch, complete=bake_row_baselines
+        ) as curated:
             for record in sorted(curated_rows, key=lambda r: str(r["example_id"])):
                 curated.add(record)
                 light["curated_gapartnet"].append(_light(record))

@@ -38,6 +38,7 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, read_manifest, write_manifest
 from groundbench.core.shards import ShardWriter, iter_batches
 from groundbench.schemas.conditions import valid_conditions
+from groundbench.scoring.baselines import bake_row_baselines
 
 CONFIG = "counterfactual_gapartnet"
 CONSTRUCTION = "counterfactual"
@@ -105,7 +106,7 @@ def derive_counterfactual(
     single: list[str] = []
     sources = 0
     with atomic_dir(out) as tmp:
-        with ShardWriter(tmp / CONFIG, max_shard_bytes, rows_per_batch) as writer:
+        with ShardWriter(tmp / CONFIG, max_shard_bytes, rows_per_batch, complete=bake_row_baselines) as writer:
             for batch in iter_batches(curated):  # curated rows arrive sorted by example id
                 for row in batch.to_pylist():
                     sources += 1

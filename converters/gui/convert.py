@@ -36,6 +36,7 @@ from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes, wr
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.paths import inside_root, relative_to
 from groundbench.core.shards import ShardWriter
+from groundbench.scoring.baselines import bake_row_baselines
 
 ABSENT_MARKER = "ABSENT"
 GENERATOR_STAMP = "generator.yaml"  # written by `groundbench generate-gui` at the root of each source it writes
@@ -340,7 +341,9 @@ def write_configs(
         for config, items in plans.items():
             manifest: dict[str, ManifestEntry] = {}
             release = OrderedRelease(params.max_held_bytes)
-            with ShardWriter(tmp / config, params.max_shard_bytes, params.rows_per_batch) as writer:
+            with ShardWriter(
+                tmp / config, params.max_shard_bytes, params.rows_per_batch, complete=bake_row_baselines
+            ) as writer:
                 for position in range(len(items)):
                     following = items[position + 1].first_id if position + 1 < len(items) else None
                     for record, result in release.push(next(results), following):

@@ -28,6 +28,7 @@ from groundbench.core.parallel import chunks, ordered_map, worker_count
 from groundbench.core.paths import relative_to
 from groundbench.core.shards import ShardWriter, records_to_batch
 from groundbench.schemas.features import arrow_schema
+from groundbench.scoring.baselines import bake_row_baselines, then_bake
 
 CONFIGS = ("bulk_umd", "curated_umd")
 
@@ -147,7 +148,10 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
     with atomic_dir(out) as tmp:
         with (
             ShardWriter(
-                tmp / "bulk_umd", params.max_shard_bytes, params.rows_per_batch, complete=image_embedder(root)
+                tmp / "bulk_umd",
+                params.max_shard_bytes,
+                params.rows_per_batch,
+                complete=then_bake(image_embedder(root)),
             ) as bulk,
             tqdm(total=len(frames), desc="umd frames", unit="frame", disable=not progress) as bar,
         ):
@@ -160,7 +164,9 @@ def convert_umd(root: Path, out: Path, params: UmdParams, progress: bool = True)
                     candidates.setdefault(candidate.frame.tool, []).append(candidate)
                 bar.update(len(result.candidates))
         counts["bulk_umd"] = bulk.rows
-        with ShardWriter(tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch) as curated:
+        with ShardWriter(
+            tmp / "curated_umd", params.max_shard_bytes, params.rows_per_batch, complete=bake_row_baselines
+        ) as curated:
             for entry in audit.entries:
                 frame = choose_frame(entry.tool, candidates[entry.tool], audit, entry.frame, params.audit)
                 chosen: ParsedFrame = parse_frame(root, frame, params.max_image_pixels)
