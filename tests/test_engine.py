@@ -23,10 +23,10 @@ distributed = pytest.importorskip("distributed")
 pytestmark = pytest.mark.slow
 
 OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images")
-CONFIGS = (
-    "curated_umd bulk_umd curated_gapartnet bulk_gapartnet counterfactual_gapartnet contrast_gapartnet "
-    "gui_sheets gui_text gui_screenspot gui_screenspot_v2 gui_screenspot_pro"
-).split()
+CONFIGS = [
+    *("curated_umd", "bulk_umd", "curated_gapartnet", "bulk_gapartnet", "counterfactual_gapartnet"),
+    *("contrast_gapartnet", "gui_sheets", "gui_text", "gui_screenspot", "gui_screenspot_v2", "gui_screenspot_pro"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -68,9 +68,7 @@ def _build(root: Path, *engine: str) -> dict[str, str]:
     return digests(root, OUTPUTS)
 
 
-def test_every_source_on_the_cluster_gives_the_local_pools_bytes(
-    samples: Path, cluster: str, tmp_path: Path
-) -> None:
+def test_every_source_on_the_cluster_gives_the_local_pools_bytes(samples: Path, cluster: str, tmp_path: Path) -> None:
     local = _build(_project(tmp_path / "local", samples))
     remote = _build(_project(tmp_path / "dask", samples), "--engine", "dask", "--address", cluster)
     assert remote == local

@@ -96,10 +96,8 @@ def bake_config(
         )
     ]
     size = sum(path.stat().st_size for path in files)
-    if workers is None:
-        count = worker_count(0) if size >= PARALLEL_MIN_BYTES else 1
-    else:
-        count = worker_count(workers)
+    automatic = worker_count(0) if size >= PARALLEL_MIN_BYTES else 1
+    count = automatic if workers is None else worker_count(workers)
     used: set[str] = set()
     excluded, rows, unchanged = 0, 0, True
     baselines: list[pa.Array] = []
