@@ -55,7 +55,7 @@ def cmd_generate_gui(args: argparse.Namespace) -> int:
     return 0
 
 
-def _engine(args: argparse.Namespace, params: dict) -> EngineSpec:
+def _engine(args: argparse.Namespace, params: dict, mirrors: tuple[str, ...] = ()) -> EngineSpec:
     """The engine of ``ordered_map``: ``--engine``/``--address``, else params.yaml ``engine``, else local."""
     from groundbench.core.parallel import EngineSpec
 
@@ -64,15 +64,22 @@ def _engine(args: argparse.Namespace, params: dict) -> EngineSpec:
     address = args.address if args.address is not None else section.get("address")
     if args.engine == "local" and args.address is None:
         address = None  # --engine local overrides a configured dask address
-    return EngineSpec(name, address)
+    return EngineSpec(name, address, mirrors)
+
+
+def _localised(params: dict) -> tuple[dict, tuple[str, ...]]:
+    """Sources given as fsspec URLs (s3://…) read from local mirrors (groundbench.core.remote)."""
+    from groundbench.core.remote import localise_sources
+
+    return localise_sources(params)
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from groundbench.core.parallel import use_engine
     from groundbench.stages.pipeline import run_convert
 
-    params = _params(args)
-    with use_engine(_engine(args, params)):
+    params, mirrors = _localised(_params(args))
+    with use_engine(_engine(args, params, mirrors)):
         counts = run_convert(_root(args), params, args.source, progress=not args.quiet)
     if not counts:
         console.print(f"source {args.source} is null in params.yaml: left out of the build")
@@ -85,8 +92,8 @@ def cmd_derive(args: argparse.Namespace) -> int:
     from groundbench.core.parallel import use_engine
     from groundbench.stages.pipeline import run_derive
 
-    params = _params(args)
-    with use_engine(_engine(args, params)):
+    params, mirrors = _localised(_params(args))
+    with use_engine(_engine(args, params, mirrors)):
         summary = run_derive(_root(args), params, args.construction, progress=not args.quiet)
     if not summary:
         console.print("source gapartnet is null in params.yaml: left out of the build")

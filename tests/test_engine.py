@@ -108,3 +108,50 @@ def test_an_unknown_engine_or_a_local_address_is_refused() -> None:
         EngineSpec("ray")
     with pytest.raises(GroundBenchError, match="engine.address"):
         EngineSpec("local", "tcp://127.0.0.1:8786")
+
+
+def test_a_source_on_s3_is_read_by_the_workers(
+    umd_sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """UMD from s3:// (moto on loopback) on a cluster whose workers copy it themselves = the local folder's bytes."""
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "NO_PROXY": "127.0.0.1",
+            "GROUNDBENCH_MIRROR": str(tmp_path / "mirror"),
+        }.items():
+            monkeypatch.setenv(name, value)
+        s3 = boto3.client("s3")
+        s3.create_bucket(Bucket="sources")
+        for path in sorted(umd_sample.rglob("*")):
+            if path.is_file():
+                s3.upload_file(str(path), "sources", f"umd/{path.relative_to(umd_sample)}")
+        local = _project(tmp_path / "local", tmp_path / "unused")
+        remote = _project(tmp_path / "s3", tmp_path / "unused")
+        for root, source in ((local, str(umd_sample)), (remote, "s3://sources/umd")):
+            params = yaml.safe_load((root / "params.yaml").read_text())
+            params["sources"]["umd"] = source
+            (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        assert run_cli(local, "convert", "umd", "--quiet") == 0
+        # A cluster started here, with the S3 settings in its workers' environment.
+        with distributed.LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster:
+            assert (
+                run_cli(remote, "convert", "umd", "--quiet", "--engine", "dask", "--address", cluster.scheduler_address)
+                == 0
+            )
+        assert digests(remote, ("data/interim",)) == digests(local, ("data/interim",))
+        assert (tmp_path / "mirror").is_dir()  # read through the mirror, not from the local folder
+    finally:
+        server.stop()

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from distributed import WorkerPlugin
+
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.parallel import apply_chunk, chunk_size, chunks, worker_count
 
@@ -26,7 +28,14 @@ class DaskBackend:
     cluster: Any  # the LocalCluster we started, or None when connected to a running scheduler
 
     @classmethod
-    def start(cls, address: str | None) -> DaskBackend:
+    def start(cls, address: str | None, mirrors: tuple[str, ...] = ()) -> DaskBackend:
+        backend = cls._connect(address)
+        if mirrors:
+            backend.client.register_plugin(MirrorSources(mirrors), name="groundbench-mirror-sources")
+        return backend
+
+    @classmethod
+    def _connect(cls, address: str | None) -> DaskBackend:
         from distributed import Client, LocalCluster
 
         if address is None:
@@ -76,3 +85,16 @@ class DaskBackend:
         self.client.close()
         if self.cluster is not None:
             self.cluster.close()
+
+
+class MirrorSources(WorkerPlugin):
+    """Worker plugin: each worker copies the source URLs to the local paths the driver's items name."""
+
+    def __init__(self, urls: tuple[str, ...]) -> None:
+        self.urls = urls
+
+    def setup(self, worker: Any) -> None:  # type: ignore[override]
+        from groundbench.core.remote import mirror
+
+        for url in self.urls:
+            mirror(url)

@@ -32,6 +32,7 @@ class EngineSpec:
 
     name: str = "local"
     address: str | None = None
+    mirrors: tuple[str, ...] = ()  # source URLs every worker copies locally first (groundbench.core.remote)
 
     def __post_init__(self) -> None:
         if self.name not in ENGINES:
@@ -92,7 +93,7 @@ def ordered_map(func: Callable[[T], R], items: Sequence[T], workers: int, window
         if _Active.backend is None:
             from groundbench.core.dask_engine import DaskBackend
 
-            _Active.backend = DaskBackend.start(_Active.spec.address)
+            _Active.backend = DaskBackend.start(_Active.spec.address, _Active.spec.mirrors)
         yield from _Active.backend.ordered_map(func, items, window)
         return
     if workers <= 1 or len(items) <= 1:
