@@ -470,7 +470,7 @@ def measure_end_to_end(source: str, built: dict[str, Built], work: Path) -> tupl
         subprocess.run(["dvc", "repro", "-s", sample], cwd=repo, env=dvc_env(), check=True, capture_output=True)
     usage = timed_child(f"dvc repro {' '.join(stages)}", child_dvc_repro, str(repo), stages)
     # As `make build` does: one inode per output file and its cache object (links only, not timed).
-    subprocess.run(["dvc", "checkout", "--relink", "--quiet"], cwd=repo, env=dvc_env(), check=True)
+    subprocess.run(["dvc", "checkout", "--relink", "--quiet", *stages], cwd=repo, env=dvc_env(), check=True)
     disk = disk_per_config(repo, [c for c in configs if (repo / "data" / "shards" / c).is_dir()])
     shutil.rmtree(repo, ignore_errors=True)
     return usage, disk
