@@ -31,6 +31,7 @@ env: $(STAMP)
 build: $(STAMP)
 	$(if $(SOURCES),$(BIN)/groundbench sources $(SOURCES))
 	$(BIN)/dvc repro
+	$(BIN)/dvc checkout --relink --quiet   # interim, shard and cache object of a config: one inode (README)
 	$(BIN)/groundbench summary
 	$(BIN)/groundbench verify
 	$(BIN)/groundbench check-card

@@ -20,6 +20,7 @@ into an exit status. Run: ``.venv/bin/python benchmarks/run.py`` (full scale, 10
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import multiprocessing
@@ -47,6 +48,15 @@ from measure import (  # benchmarks/ is on sys.path when this file runs as a scr
     tree_bytes,
     versions,
 )
+from pipeline_e2e import (
+    child_bake,
+    child_convert_on_engine,
+    child_dvc_repro,
+    child_validation_only,
+    disk_per_config,
+    dvc_env,
+    git_copy,
+)
 from sources import Built, build_gapartnet, build_gui, build_umd, folder_files, gui_available
 
 from groundbench.core.parallel import chunks, worker_count
@@ -61,6 +71,12 @@ MAX_FLOOR_RATIO = 1.5
 MAX_RSS_BYTES = int(1.5 * GB)
 MIN_VERIFY_PER_CORE = 0.8  # verify bytes/s per worker vs one sha256sum
 MAX_NOOP_REPRO_S = 3.0
+MAX_END_TO_END_RATIO = 3.0  # convert + bake + store + assemble vs the floor + write
+MAX_UMD_WRITE_RATIO = 2.0  # UMD conversion vs the floor + write
+MAX_GAPARTNET_FLOOR_RATIO = 5.0
+MIN_BAKE_SPEEDUP = 1.7  # bake on 2 cores vs 1
+MAX_ENGINE_RATIO = 1.3  # dask on a local 2-worker cluster vs the local pool (UMD)
+SKIPPABLE = ["obvious", "stages", "verify", "load", "dvc", "engine", "e2e"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -449,6 +465,97 @@ def measure_section(
     return out
 
 
+def _digests(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def measure_engine(
+    source: str, root: Path, params: dict[str, Any], work: Path, local: dict[str, Any]
+) -> dict[str, Any]:
+    """The same conversion on the dask engine (a local cluster of every core, started inside the timing)."""
+    other = work / "project_dask"
+    other.mkdir(exist_ok=True)
+    shutil.copy2(REPO / "requirements.lock", other / "requirements.lock")
+    dask = timed_child(
+        f"{source}: conversion on dask (local cluster, {worker_count(0)} workers)",
+        child_convert_on_engine,
+        str(other),
+        params,
+        convert_sources(source),
+        "dask",
+    )
+    keys = convert_sources(source)
+    identical = all(_digests(root / "data" / "interim" / k) == _digests(other / "data" / "interim" / k) for k in keys)
+    shutil.rmtree(other)
+    return {"dask": dask, "ratio": round(dask["wall_s"] / local["wall_s"], 2), "identical": identical}
+
+
+def measure_bake_scaling(root: Path, folder: str, config: str, params: dict[str, Any], work: Path) -> dict[str, Any]:
+    interim = root / "data" / "interim" / folder / config
+    shards = params["shards"]
+    runs = {}
+    for workers in (1, worker_count(0)):
+        out = work / f"bake_{workers}"
+        runs[workers] = timed_child(
+            f"bake {config} on {workers} core(s)",
+            child_bake,
+            str(interim),
+            str(out),
+            config,
+            workers,
+            shards["max_bytes"],
+            shards["rows_per_batch"],
+        )
+        runs[workers]["digests"] = _digests(out)
+    one, many = runs[1], runs[worker_count(0)]
+    identical = one.pop("digests") == many.pop("digests")
+    for workers in runs:
+        shutil.rmtree(work / f"bake_{workers}", ignore_errors=True)
+    checks = timed_child(f"bake {config}: its checks alone, one core", child_validation_only, str(interim))
+    return {
+        "config": config,
+        "one_core": one,
+        "every_core": many,
+        "validation_only": checks,
+        "speedup": round(one["wall_s"] / many["wall_s"], 2),
+        "identical": identical,
+    }
+
+
+def measure_end_to_end(source: str, built: dict[str, Built], work: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`dvc repro` of one source's stages (convert, bake, baselines, store, assemble) in a git copy."""
+    from groundbench.core.registry import BY_NAME
+
+    params = params_for({source: built[source]}, work)
+    if source != "gui":  # the GUI sources are nested: each one null, not the whole section
+        params["sources"]["gui"] = dict.fromkeys(yaml.safe_load((REPO / "params.yaml").read_text())["sources"]["gui"])
+    # The sample stages still run on a copy (dvc.yaml builds them whatever the sources say): make them tiny.
+    params["sample"]["umd"]["frames_per_tool"] = 1
+    params["sample"]["gui"]["examples_per_suite"] = 1
+    params["sample"]["gapartnet"].update(width=32, height=24)
+    repo = git_copy(work / f"e2e_{source}", params)
+    configs = configs_of_source(source)
+    stages = [f"convert_{k}" if k in ("umd", "gapartnet") else f"convert_gui@{k}" for k in convert_sources(source)]
+    stages += [
+        f"bake@{c}"
+        for c in configs
+        if BY_NAME[c].interim_folder != "gapartnet_counterfactual" and BY_NAME[c].interim_folder != "gapartnet_contrast"
+    ]
+    stages += ["baselines", "store", "assemble"]
+    for sample in ("sample_umd", "generate_gui", "sample_gapartnet"):  # untimed: not part of the pipeline
+        subprocess.run(["dvc", "repro", "-s", sample], cwd=repo, env=dvc_env(), check=True, capture_output=True)
+    usage = timed_child(f"dvc repro {' '.join(stages)}", child_dvc_repro, str(repo), stages)
+    # As `make build` does: one inode per output file and its cache object (links only, not timed).
+    subprocess.run(["dvc", "checkout", "--relink", "--quiet", *stages], cwd=repo, env=dvc_env(), check=True)
+    disk = disk_per_config(repo, [c for c in configs if (repo / "data" / "shards" / c).is_dir()])
+    shutil.rmtree(repo, ignore_errors=True)
+    return usage, disk
+
+
 def read_files(files: list[Path]) -> float:
     """Read every file once (page cache warm-up); seconds taken."""
     started = time.perf_counter()
@@ -582,6 +689,47 @@ def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
         )
         utilisation = v["verify"]["cpu_utilisation"]
         add("verify uses both cores", f"{utilisation:.0%} of {cores} cores", ">= 85%", utilisation >= 0.85)
+    for source, section in report["converters"].items():
+        with_write = section["ratios"]["conversion_to_floor_with_write"]
+        if source == "umd":
+            add(
+                "umd: conversion vs floor + write",
+                f"{with_write:.2f}x",
+                f"<= {MAX_UMD_WRITE_RATIO}x",
+                with_write <= MAX_UMD_WRITE_RATIO,
+            )
+        if source == "gapartnet":
+            ratio = section["ratios"]["conversion_to_floor"]
+            add(
+                "gapartnet: conversion vs floor",
+                f"{ratio:.2f}x",
+                f"<= {MAX_GAPARTNET_FLOOR_RATIO}x",
+                ratio <= MAX_GAPARTNET_FLOOR_RATIO,
+            )
+        if "engine" in section:
+            engine = section["engine"]
+            add(
+                f"{source}: dask (local 2-worker cluster) vs local pool",
+                f"{engine['ratio']:.2f}x, bytes identical: {engine['identical']}",
+                f"<= {MAX_ENGINE_RATIO}x (umd), identical",
+                engine["identical"] and (source != "umd" or engine["ratio"] <= MAX_ENGINE_RATIO),
+            )
+        if "end_to_end" in section:
+            e2e = section["end_to_end"]
+            add(
+                f"{source}: dvc repro end to end vs floor + write",
+                f"{e2e['ratio_to_floor_write']:.2f}x ({e2e['wall_s']:.1f} s)",
+                f"<= {MAX_END_TO_END_RATIO}x",
+                e2e["ratio_to_floor_write"] <= MAX_END_TO_END_RATIO,
+            )
+    if "bake_scaling" in report:
+        bake = report["bake_scaling"]
+        add(
+            f"bake {bake['config']}: 1 core vs {cores}",
+            f"{bake['speedup']:.2f}x, bytes identical: {bake['identical']}",
+            f">= {MIN_BAKE_SPEEDUP}x, identical",
+            bake["identical"] and bake["speedup"] >= MIN_BAKE_SPEEDUP,
+        )
     if "dvc" in report:
         noop = report["dvc"]["noop_median_s"]
         add("dvc repro, nothing changed", f"{noop:.2f} s", f"<= {MAX_NOOP_REPRO_S} s", noop <= MAX_NOOP_REPRO_S)
@@ -771,7 +919,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--skip",
         action="append",
         default=[],
-        choices=["obvious", "stages", "verify", "load", "dvc"],
+        choices=SKIPPABLE,
         help="leave out a part of the benchmark (repeatable)",
     )
     parser.add_argument(
@@ -833,6 +981,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         result["floor_note"] = section.floor_note
         report["converters"][section.source] = result
         report["peak_rss"][f"convert {section.source}"] = result["conversion"]["peak_rss_bytes"]
+        if "engine" not in args.skip:
+            result["engine"] = measure_engine(section.source, root, params, work, result["conversion"])
+            report["peak_rss"][f"convert {section.source} (dask)"] = result["engine"]["dask"]["peak_rss_bytes"]
     # Configs the converters wrote; derived configs made by later stages (e.g. counterfactual_gapartnet,
     # contrast_gapartnet) are not part of this benchmark.
     from groundbench.core.registry import BY_NAME
@@ -855,6 +1006,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         report["stages"]["assemble"] = timed_child("assemble", child_stage, str(root), params, "assemble", None)
         for name, fig in report["stages"].items():
             report["peak_rss"][name] = fig["peak_rss_bytes"]
+        biggest = max(configs, key=lambda c: tree_bytes(root / "data" / "interim" / BY_NAME[c].interim_folder / c))
+        report["bake_scaling"] = measure_bake_scaling(root, BY_NAME[biggest].interim_folder, biggest, params, work)
         if "verify" not in args.skip:
             print("measuring verify ...", flush=True)
             report["verify"] = measure_verify(root, configs, work)
@@ -866,6 +1019,16 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if "dvc" not in args.skip:
         print("measuring a no-op dvc repro ...", flush=True)
         report["dvc"] = measure_dvc_noop(work)
+    if "e2e" not in args.skip:
+        report["disk"] = {}
+        for section in sections:
+            print(f"measuring dvc repro end to end for {section.source} ...", flush=True)
+            sec = report["converters"][section.source]
+            sec["end_to_end"], report["disk"][section.source] = measure_end_to_end(section.source, built, work)
+            sec["end_to_end"]["ratio_to_floor_write"] = round(
+                sec["end_to_end"]["wall_s"] / sec["floor_write"]["wall_s"], 2
+            )
+            report["peak_rss"][f"dvc repro {section.source}"] = sec["end_to_end"]["peak_rss_bytes"]
     report["targets"] = judge(report)
     return report
 

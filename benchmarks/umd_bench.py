@@ -333,10 +333,14 @@ def measure_conversion(root: Path, out: Path, audit: Path) -> Usage:
     from groundbench.converters.umd.convert import UmdSource
     from groundbench.core.params import load_params
     from groundbench.core.runner import run
+    from groundbench.scoring.baselines import bake_row_baselines
 
     params = load_params(REPO)
     knobs = params.umd.model_copy(update={"workers": 0})
-    return measured(lambda: run(UmdSource(root, audit, knobs), out, params.shards, progress=False))
+    # The pipeline's writer bakes the per-row baselines (pipeline.run_source): so does this one.
+    return measured(
+        lambda: run(UmdSource(root, audit, knobs), out, params.shards, progress=False, finish=bake_row_baselines)
+    )
 
 
 # ----------------------------------------------------------------------------------------------

@@ -33,6 +33,21 @@ def _params(args: argparse.Namespace) -> Params:
     return load_params(_root(args))
 
 
+def _with_engine(args: argparse.Namespace, params: Params) -> Params:
+    """``params`` with ``--engine``/``--address`` in place of params.yaml ``engine`` (when given)."""
+    if args.engine is None and args.address is None:
+        return params
+    from groundbench.core.params import EngineParams, validate
+
+    engine = params.engine.model_dump()
+    if args.engine is not None:
+        # --engine local drops a configured dask address; --engine dask alone starts a local cluster.
+        engine = {"name": args.engine, "address": None}
+    if args.address is not None:
+        engine["address"] = args.address
+    return params.model_copy(update={"engine": validate(EngineParams, engine, "command line --engine/--address")})
+
+
 def _skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
     """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
     from groundbench.samples.unused import MARKER, marker_parts, unused_reason, write_marker
@@ -52,7 +67,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         return 0
     from groundbench.stages.pipeline import run_sample
 
-    frames = run_sample(_root(args), params, args.source)
+    frames = run_sample(_root(args), _with_engine(args, params), args.source)
     console.print(f"wrote the embedded {args.source} sample: {frames} frames")
     return 0
 
@@ -74,7 +89,7 @@ def cmd_generate_gui(args: argparse.Namespace) -> int:
 def cmd_convert(args: argparse.Namespace) -> int:
     from groundbench.stages.pipeline import run_convert
 
-    counts = run_convert(_root(args), _params(args), args.source, progress=not args.quiet)
+    counts = run_convert(_root(args), _with_engine(args, _params(args)), args.source, progress=not args.quiet)
     if not counts:
         console.print(f"source {args.source} is null in params.yaml: left out of the build")
     for config, rows in counts.items():
@@ -85,7 +100,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_derive(args: argparse.Namespace) -> int:
     from groundbench.stages.pipeline import run_derive
 
-    summary = run_derive(_root(args), _params(args), args.construction, progress=not args.quiet)
+    summary = run_derive(_root(args), _with_engine(args, _params(args)), args.construction, progress=not args.quiet)
     if not summary:
         console.print("source gapartnet is null in params.yaml: left out of the build")
         return 0
@@ -558,6 +573,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        help="where the per-item work runs: local (our process pool) or dask (default: params.yaml engine.name)",
+    )
+    p.add_argument(
+        "--address",
+        help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: params.yaml engine.address; none: a local cluster)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from groundbench.core.registry import SOURCES
 
@@ -584,6 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
     )
+    _add_engine_options(p)
     p = add(
         "generate-gui",
         cmd_generate_gui,
@@ -602,6 +630,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(p)
     p = add(
         "derive",
         cmd_derive,
@@ -612,6 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
     derived = [name for name, info in SOURCES.items() if info.derived]
     p.add_argument("construction", choices=derived, help="which re-ask config to build")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_engine_options(p)
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
     p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
     add(

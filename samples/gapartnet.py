@@ -21,8 +21,11 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +34,7 @@ from groundbench.converters.gapartnet.geometry import rpy_matrix
 from groundbench.converters.gapartnet.renderer import look_at_camera, render_view, spherical_position, write_view
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.parallel import ordered_map, worker_count
 
 Vec3 = tuple[float, float, float]
 ROOT_RPY: Vec3 = (math.pi / 2, 0.0, -math.pi / 2)  # PartNet-Mobility: world = (-z, -x, y) of the mesh frame
@@ -644,35 +648,66 @@ def view_name(obj: SampleObject, index: int) -> str:
     return f"{obj.category}_{obj.object_id}_00_{index:03d}"
 
 
-def write_sample(out: Path, width: int = 320, height: int = 240, engine: str = "embree") -> int:
-    """Write ``out/assets/<id>/`` and ``out/renders/`` (replaced atomically); returns the views rendered."""
+@dataclass(frozen=True)
+class _ViewTask:
+    folder: Path
+    object_index: int
+    view_index: int
+    width: int
+    height: int
+    engine: str
+
+
+def _render_task(task: _ViewTask) -> Any:
+    """One view of one sample object (runs in a worker: the object folder must be visible there)."""
     from groundbench.converters.gapartnet.annotations import parse_link_annotations
 
+    obj = SAMPLE_OBJECTS[task.object_index]
+    spec = obj.views[task.view_index]
+    urdf = parse_urdf((task.folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
+    annotations: tuple[LinkAnnotation, ...] = parse_link_annotations(
+        (task.folder / "link_annotation_gapartnet.json").read_bytes(), obj.object_id
+    )
+    names = link_names(obj)
+    camera = look_at_camera(
+        spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), task.width, task.height
+    )
+    qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
+    meta = {"model_id": int(obj.object_id), "category": obj.category, "camera_idx": 0, "render_idx": task.view_index}
+    return render_view(task.folder, urdf, annotations, qpos, camera, meta, task.engine)
+
+
+def write_sample(
+    out: Path,
+    width: int = 320,
+    height: int = 240,
+    engine: str = "embree",
+    map_engine: Mapping[str, Any] = MappingProxyType({}),
+) -> int:
+    """Write ``out/assets/<id>/`` and ``out/renders/`` (replaced atomically); returns the views rendered.
+
+    ``engine`` is the ray caster. The views are rendered by ``ordered_map`` (the process pool, or the
+    cluster that ``map_engine``, its further keywords, names) and written here in order, so the bytes do
+    not depend on where they were rendered.
+    """
     count = 0
     with atomic_dir(out) as tmp:
         lines = []
-        for obj in SAMPLE_OBJECTS:
+        tasks = []
+        for number, obj in enumerate(SAMPLE_OBJECTS):
             folder = tmp / "assets" / obj.object_id
             for name, data in sorted(_files(obj).items()):
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_bytes(data)
             lines.append(f"{obj.category} {obj.object_id}\n")
-            urdf = parse_urdf((folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
-            annotations: tuple[LinkAnnotation, ...] = parse_link_annotations(
-                (folder / "link_annotation_gapartnet.json").read_bytes(), obj.object_id
-            )
-            names = link_names(obj)
-            for index, spec in enumerate(obj.views):
-                camera = look_at_camera(
-                    spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), width, height
-                )
-                qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
-                meta = {"model_id": int(obj.object_id), "category": obj.category, "camera_idx": 0, "render_idx": index}
-                view = render_view(folder, urdf, annotations, qpos, camera, meta, engine)
-                write_view(tmp / "renders", view_name(obj, index), view)
-                count += 1
+            tasks += [_ViewTask(folder, number, index, width, height, engine) for index in range(len(obj.views))]
+        for task, view in zip(tasks, ordered_map(_render_task, tasks, worker_count(0), 16, **map_engine), strict=True):
+            obj = SAMPLE_OBJECTS[task.object_index]
+            write_view(tmp / "renders", view_name(obj, task.view_index), view)
+            count += 1
+        for obj in SAMPLE_OBJECTS:
             if not obj.meshes_shipped:
-                shutil.rmtree(folder / "textured_objs")
+                shutil.rmtree(tmp / "assets" / obj.object_id / "textured_objs")
         (tmp / "assets" / "meta").mkdir()
         (tmp / "assets" / "meta" / "partnet_all_id_list.txt").write_text("".join(lines))
     return count

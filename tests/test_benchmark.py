@@ -25,6 +25,14 @@ TARGETS = (
     "peak RSS, every config/stage",
     "verify vs sha256sum, per core",
     "verify uses both cores",
+    "umd: conversion vs floor + write",
+    "gapartnet: conversion vs floor",
+    "umd: dask (local 2-worker cluster) vs local pool",
+    "gapartnet: dask (local 2-worker cluster) vs local pool",
+    "gui: dask (local 2-worker cluster) vs local pool",
+    "umd: dvc repro end to end vs floor + write",
+    "gapartnet: dvc repro end to end vs floor + write",
+    "gui: dvc repro end to end vs floor + write",
 )
 
 
@@ -52,6 +60,20 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     verify = report["verify"]["verify"]["result"]
     assert verify["mismatches"] == 0 and verify["images"] > 0 and verify["hashed_bytes"] > 0
     assert report["load"]["cold"]["result"]["rows"] == report["converters"]["umd"]["conversion"]["result"]["bulk_umd"]
+
+    for source, section in report["converters"].items():
+        # the dask engine wrote the local pool's bytes; dvc repro ran the source's stages end to end
+        assert section["engine"]["identical"] is True, source
+        assert section["end_to_end"]["result"]["stages"] >= 5, source
+        disk = report["disk"][source]
+        assert disk["all_data_real"] > 0
+        for config, figures in disk.items():
+            # interim + shards + cache object: one copy when linked (past a few disk blocks of rounding)
+            if config != "all_data_real" and figures["interim_and_shards_apparent"] > 2**16:
+                assert figures["workspace_and_cache_real"] < 0.6 * figures["interim_and_shards_apparent"], config
+    bake = report["bake_scaling"]
+    assert bake["identical"] is True and bake["validation_only"]["result"]["rows"] > 0
+    assert any(t["target"].startswith("bake ") for t in report["targets"])
 
     targets = {t["target"]: t for t in report["targets"]}
     for name in TARGETS:

@@ -99,7 +99,7 @@ def _highlight_whole_frame(rgb: bytes, mask: np.ndarray) -> bytes:
     inner = cv2.erode(mask.astype(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     image[mask & (inner == 0)] = (255, 0, 0)
     buffer = io.BytesIO()
-    Image.fromarray(image).save(buffer, format="PNG", compress_level=6, optimize=False)
+    Image.fromarray(image).save(buffer, format="PNG", compress_level=records.HIGHLIGHT_COMPRESS_LEVEL, optimize=False)
     return buffer.getvalue()
 
 

@@ -1,4 +1,10 @@
-"""Ordered parallel map with bounded memory: items are processed in windows across worker processes."""
+"""Ordered parallel map with bounded memory: items are processed in windows across workers.
+
+The workers are our own process pool, or a Dask distributed cluster when the caller passes a
+:class:`DaskCluster` (:mod:`groundbench.core.dask_engine`; the pipeline's ``map_engine`` does, from
+params.yaml ``engine``). Both yield the same results in the same order, so the bytes written from
+them are identical.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +13,19 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class DaskCluster:
+    """Where ``ordered_map`` runs when not in our pool: a Dask distributed cluster."""
+
+    address: str | None  # a running scheduler, e.g. tcp://10.0.0.5:8786; None starts a local cluster on 127.0.0.1
+    mirrors: tuple[str, ...]  # source URLs every worker copies locally first (groundbench.core.remote)
 
 
 def worker_count(requested: int) -> int:
@@ -23,16 +38,34 @@ def worker_count(requested: int) -> int:
         return os.cpu_count() or 1
 
 
-def _apply(func: Callable[[T], R], chunk: list[T]) -> list[R]:
+def apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
     return [func(item) for item in chunk]
 
 
-def ordered_map(func: Callable[[T], R], items: Sequence[T], workers: int, window: int) -> Iterator[R]:
+def chunk_size(window: int, workers: int) -> int:
+    return max(1, min(64, window // (workers * 4)))
+
+
+def ordered_map(
+    func: Callable[[T], R], items: Sequence[T], workers: int, window: int, cluster: DaskCluster | None = None
+) -> Iterator[R]:
     """``map(func, items)`` in input order; at most ``window`` items are in flight at once.
 
     Items travel to the workers in chunks (fewer round trips), and a new chunk is submitted as soon
     as the oldest one is consumed, so the workers never wait for a whole window to drain.
+    With a ``cluster`` ``workers`` is ignored (the cluster has its own) and every map of more than one
+    item runs there: asking for the cluster means the work should leave this process. A local cluster
+    it starts stops when the map ends.
     """
+    if cluster is not None and len(items) > 1:
+        from groundbench.core.dask_engine import DaskBackend
+
+        backend = DaskBackend.start(cluster.address, cluster.mirrors)
+        try:
+            yield from backend.ordered_map(func, items, window)
+        finally:
+            backend.close()
+        return
     if workers <= 1 or len(items) <= 1:
         yield from map(func, items)
         return
@@ -41,19 +74,19 @@ def ordered_map(func: Callable[[T], R], items: Sequence[T], workers: int, window
         os.environ.setdefault(variable, "1")
     # spawn, not fork: the parent may hold Arrow/OpenCV thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
-    size = max(1, min(64, window // (workers * 4)))
+    size = chunk_size(window, workers)
     pending: deque[Future[list[R]]] = deque()
     batches = chunks(items, size)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         for batch in batches:
-            pending.append(pool.submit(_apply, func, batch))
+            pending.append(pool.submit(apply_chunk, func, batch))
             if len(pending) * size >= window:
                 break
         while pending:
             results = pending.popleft().result()
             following = next(batches, None)
             if following is not None:
-                pending.append(pool.submit(_apply, func, following))
+                pending.append(pool.submit(apply_chunk, func, following))
             yield from results
 
 

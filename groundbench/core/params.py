@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from groundbench.core.errors import GroundBenchError
 
@@ -143,6 +143,20 @@ class ContrastParams(Section):
     render: RenderParams
 
 
+class EngineParams(Section):
+    """Where the per-item work of convert/derive (and the GAPartNet sample's views) runs; changes no byte."""
+
+    name: Literal["local", "dask"]  # local: our process pool; dask: a Dask distributed cluster
+    address: str | None  # dask only: a running scheduler (tcp://HOST:8786); None starts a local cluster
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("name") == "local":
+            raise ValueError("an address needs name: dask")
+        return value
+
+
 class ShardParams(Section):
     max_bytes: int
     rows_per_batch: int
@@ -164,6 +178,7 @@ class Params(Section):
     gui: GuiParams
     gapartnet: GapartnetParams
     contrast: ContrastParams
+    engine: EngineParams
     shards: ShardParams
     report: ReportParams
 

@@ -172,17 +172,34 @@ def mark_absent(out: Path, markers: Mapping[str, str]) -> None:
         write_absent(tmp, markers)
 
 
+Step = Callable[[pa.RecordBatch], pa.RecordBatch]
+
+
+def _then(first: Step | None, second: Step | None) -> Step | None:
+    """``first`` then ``second`` (either may be absent)."""
+    if first is None or second is None:
+        return first or second
+
+    def both(batch: pa.RecordBatch) -> pa.RecordBatch:
+        return second(first(batch))
+
+    return both
+
+
 def run(
     source: Source[Any, Any],
     out: Path,
     shards: ShardParams,
     progress: bool = True,
     engine: Mapping[str, Any] = MappingProxyType({}),
+    finish: Step | None = None,
 ) -> dict[str, int]:
     """Convert ``source`` into ``out`` (replaced atomically); returns rows per config.
 
     ``engine``: further ``ordered_map`` keywords for every source alike (how and where the map runs),
-    added to the source's own :class:`MapOptions`.
+    added to the source's own :class:`MapOptions`. ``finish``: a step every config's batches take last,
+    after the source's own ``complete`` (the pipeline bakes the per-row baselines there, so the rows
+    leave the writer as ``groundbench bake`` would write them and bake can link the files).
     """
     items = source.items()
     options = {**source.map_options(items).as_kwargs(), **engine}
@@ -191,7 +208,12 @@ def run(
         with ExitStack() as stack:
             writers = {
                 config: stack.enter_context(
-                    ShardWriter(tmp / config, shards.max_bytes, shards.rows_per_batch, complete=source.complete(config))
+                    ShardWriter(
+                        tmp / config,
+                        shards.max_bytes,
+                        shards.rows_per_batch,
+                        complete=_then(source.complete(config), finish),
+                    )
                 )
                 for config in source.configs
             }

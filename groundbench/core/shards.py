@@ -43,7 +43,7 @@ class ShardWriter:
         complete: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
     ) -> None:
         self.folder = folder
-        self.complete = complete  # applied to each batch cut from add_rows' rows just before it is written
+        self.complete = complete  # applied to each batch cut from add/add_rows' rows just before it is written
         self.max_shard_bytes = max_shard_bytes
         self.rows_per_batch = rows_per_batch
         self.schema = arrow_schema() if schema is None else schema
@@ -120,7 +120,7 @@ class ShardWriter:
             return
         batch = records_to_batch(self._buffer, self.schema, self.folder)
         self._buffer = []
-        self._write_batch(batch)
+        self._write_batch(self._completed(batch))
 
     def _write_batch(self, batch: pa.RecordBatch) -> None:
         assert self._tmp is not None, "use ShardWriter as a context manager"

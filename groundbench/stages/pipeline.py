@@ -16,12 +16,15 @@ from pydantic import BaseModel
 from groundbench.core.atomic import remove_stale_temporaries
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import read_manifest, sha256_file
+from groundbench.core.parallel import DaskCluster
 from groundbench.core.params import NESTED_SOURCES, SAMPLE, Params, source_root, source_value
 from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, SOURCES, SourceInfo
+from groundbench.core.remote import localise_sources
 from groundbench.core.runner import Context, Source, mark_absent, run
 from groundbench.core.shards import ShardWriter, open_shard, read_table, shard_files
 from groundbench.fetch.provenance import source_provenance
 from groundbench.fetch.select import absent_hint
+from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.stages.bake import ABSENT_MARKER, BakeResult, bake_config
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.stages.hffolder import ConfigFacts, assemble
@@ -64,7 +67,9 @@ def _sample_gapartnet(root: Path, params: Params) -> int:
     from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 
     knobs = params.sample.gapartnet
-    return write_gapartnet_sample(root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine)
+    return write_gapartnet_sample(
+        root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine, map_engine(params)
+    )
 
 
 def _sample_gui(root: Path, params: Params, progress: bool = False) -> int:
@@ -108,12 +113,19 @@ def run_source(
         reason = f"sources.{key} is null in params.yaml{absent_hint(root, info.reads_from)}"
         mark_absent(out, {c.name: reason for c in CONFIGS if c.interim_folder == info.interim_folder})
         return {}, None
+    params, mirrors = localise_sources(params)
     source = build_source(root, params, info)
-    return run(source, out, params.shards, progress, map_engine(params)), source
+    # The rows leave the converter's writer baked, so `groundbench bake` links the files instead of copying.
+    return run(source, out, params.shards, progress, map_engine(params, mirrors), bake_row_baselines), source
 
 
-def map_engine(params: Params) -> dict[str, Any]:
-    """``ordered_map`` keywords every source's map gets (none yet: the local process pool)."""
+def map_engine(params: Params, mirrors: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``ordered_map`` keywords every source's map gets: where it runs (params.yaml ``engine``).
+
+    ``mirrors``: the source URLs (fsspec) every Dask worker copies locally before its first item.
+    """
+    if params.engine.name == "dask":
+        return {"cluster": DaskCluster(params.engine.address, mirrors)}
     return {}
 
 

@@ -1,0 +1,168 @@
+"""The whole pipeline, measured (``run.py`` calls these): ``dvc repro`` end to end per source, the dask
+engine on a local 2-worker cluster against the local pool, bake on 1 core against every core (and what
+validation alone costs), and the bytes on disk per config (real blocks: a hard-linked file counts once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+from measure import Usage, measured
+
+REPO = Path(__file__).resolve().parent.parent
+DATA_FOLDERS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench", ".dvc/cache")
+
+
+# ----------------------------------------------------------------------------------------------
+# Children (module level: spawned processes look them up by name)
+
+
+def child_convert_on_engine(root: str, raw: dict[str, Any], sources: list[str], engine: str) -> Usage:
+    """``run_convert`` on an engine; ``dask`` without an address starts a local cluster (timed with it)."""
+    from groundbench.core.params import Params, validate
+    from groundbench.stages.pipeline import run_convert
+
+    params = validate(Params, dict(raw, engine={"name": engine, "address": None}), "params.yaml (benchmark)")
+
+    def run() -> dict[str, Any]:
+        rows: dict[str, Any] = {}
+        for key in sources:
+            rows.update(run_convert(Path(root), params, key, progress=False))
+        return rows
+
+    return measured(run)
+
+
+def child_bake(interim: str, out: str, config: str, workers: int, max_bytes: int, rows_per_batch: int) -> Usage:
+    from groundbench.stages.bake import bake_config
+
+    def run() -> dict[str, Any]:
+        result = bake_config(
+            config,
+            Path(interim),
+            Path(out) / "shards",
+            Path(out) / "manifest.jsonl",
+            max_bytes,
+            rows_per_batch,
+            workers,
+        )
+        return {"rows": result.rows, "linked": result.linked}
+
+    return measured(run)
+
+
+def child_validation_only(interim: str) -> Usage:
+    """What bake's checks cost alone, one core: schema + value rules (pandera), baselines, image hashes."""
+    import pyarrow as pa
+
+    from groundbench.core.shards import iter_batches
+    from groundbench.schemas.rules import validate_table
+    from groundbench.scoring.baselines import bake_row_baselines
+    from groundbench.stages.bake import _bad_images
+
+    def run() -> dict[str, Any]:
+        seconds = {"rules": 0.0, "baselines": 0.0, "hashes": 0.0}
+        rows = 0
+        for batch in iter_batches(Path(interim)):
+            started = time.perf_counter()
+            baked = bake_row_baselines(batch)
+            seconds["baselines"] += time.perf_counter() - started
+            started = time.perf_counter()
+            validate_table(pa.Table.from_batches([baked]), "bench")
+            seconds["rules"] += time.perf_counter() - started
+            started = time.perf_counter()
+            assert not list(_bad_images(batch))
+            seconds["hashes"] += time.perf_counter() - started
+            rows += batch.num_rows
+        return {"rows": rows, **{k: round(v, 2) for k, v in seconds.items()}}
+
+    return measured(run)
+
+
+def child_dvc_repro(repo: str, stages: list[str]) -> Usage:
+    """``dvc repro -s`` of exactly these stages, in this order (DVC hashing and committing included)."""
+    env = dvc_env()
+
+    def run() -> dict[str, Any]:
+        result = subprocess.run(["dvc", "repro", "-s", *stages], cwd=repo, env=env, capture_output=True, text=True)
+        if result.returncode:
+            raise RuntimeError(f"dvc repro {stages} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        return {"stages": result.stdout.count("Running stage")}
+
+    return measured(run)
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers
+
+
+def dvc_env() -> dict[str, str]:
+    return dict(
+        os.environ,
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        HF_HUB_OFFLINE="1",
+        DVC_NO_ANALYTICS="1",
+        GIT_AUTHOR_NAME="b",
+        GIT_AUTHOR_EMAIL="b@b",
+        GIT_COMMITTER_NAME="b",
+        GIT_COMMITTER_EMAIL="b@b",
+    )
+
+
+def git_copy(target: Path, params: dict[str, Any]) -> Path:
+    """A git repository holding the project's tracked files, with ``params`` as its params.yaml."""
+    names = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, names.decode().split("\0")):
+        if (REPO / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, target / name)
+    (target / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "project"]):
+        subprocess.run(command, cwd=target, env=dvc_env(), check=True, capture_output=True)
+    return target
+
+
+def real_bytes(paths: list[Path], seen: set[tuple[int, int]] | None = None) -> int:
+    """Bytes of the disk blocks under ``paths``, each inode once (as ``du`` counts hard links)."""
+    seen = set() if seen is None else seen
+    total = 0
+    for root in paths:
+        files = [root] if root.is_file() else [p for p in root.rglob("*") if p.is_file() and not p.is_symlink()]
+        for path in files:
+            stat = path.stat()
+            if (stat.st_dev, stat.st_ino) not in seen:
+                seen.add((stat.st_dev, stat.st_ino))
+                total += stat.st_blocks * 512
+    return total
+
+
+def disk_per_config(repo: Path, configs: list[str]) -> dict[str, Any]:
+    """Per config: the apparent bytes of its interim and shard files, and the real bytes of both plus the
+    DVC cache objects they are stored as (one copy when hard-linked); the published Parquet is apart."""
+    from groundbench.core.registry import BY_NAME
+
+    out: dict[str, Any] = {}
+    cache = repo / ".dvc" / "cache" / "files" / "md5"
+    for config in configs:
+        interim = repo / "data" / "interim" / BY_NAME[config].interim_folder / config
+        shards = repo / "data" / "shards" / config
+        files = [p for p in (*interim.glob("*.arrow"), *shards.glob("*.arrow"))]
+        digests = {hashlib.md5(p.read_bytes()).hexdigest() for p in files}
+        cached = [cache / d[:2] / d[2:] for d in digests if (cache / d[:2] / d[2:]).is_file()]
+        apparent = sum(p.stat().st_size for p in files)
+        out[config] = {
+            "interim_and_shards_apparent": apparent,
+            "workspace_real": real_bytes(files),
+            "workspace_and_cache_real": real_bytes([*files, *cached]),
+            "published_real": real_bytes([repo / "data" / "groundbench" / "data" / config]),
+        }
+    out["all_data_real"] = real_bytes([repo / f for f in DATA_FOLDERS if (repo / f).exists()])
+    return out
