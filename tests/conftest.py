@@ -103,7 +103,7 @@ def build_all(root: Path) -> None:
 # collection order (--no-loadscope-reorder: xdist would otherwise start with the files holding the most tests,
 # leaving these long few-test files for last), and a run ends when its last file does: a long file picked up last leaves the other
 # worker idle. test_dvc.py makes the run's one `dvc repro` (tests/dvcrepo.py) that test_dvc_s3.py and
-# test_scoring_built.py read, so it starts first and they come later. Only the order changes: no test
+# test_scoring_built.py read, so it starts at once (on the other worker) and they come later. Only the order changes: no test
 # depends on another having run.
 LONGEST_FIRST = (
     "test_benchmark.py",
