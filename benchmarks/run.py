@@ -617,16 +617,7 @@ def measure_dvc_noop(work: Path) -> dict[str, Any]:
         if (REPO / name).is_file():
             (repo / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, repo / name)
-    env = dict(
-        os.environ,
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        HF_HUB_OFFLINE="1",
-        DVC_NO_ANALYTICS="1",
-        GIT_AUTHOR_NAME="b",
-        GIT_AUTHOR_EMAIL="b@b",
-        GIT_COMMITTER_NAME="b",
-        GIT_COMMITTER_EMAIL="b@b",
-    )
+    env = dvc_env()
     for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "project"]):
         subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
     print("  dvc repro (full, on the sample; not timed as the figure) ...", flush=True)

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from distributed import WorkerPlugin
 
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.parallel import apply_chunk, chunk_size, chunks, worker_count
+from groundbench.core.parallel import apply_chunk, chunk_size, windowed, worker_count
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -63,23 +63,19 @@ class DaskBackend:
         # The function goes to the cluster once, not with every chunk.
         [remote_func] = self.client.scatter([func], broadcast=True, hash=False)
         pending: deque[Any] = deque()
-        batches = chunks(items, size)
         try:
-            for batch in batches:
-                pending.append(self.client.submit(apply_chunk, remote_func, batch, pure=False))
-                if len(pending) * size >= window:
-                    break
-            while pending:
-                results = pending.popleft().result()
-                following = next(batches, None)
-                if following is not None:
-                    pending.append(self.client.submit(apply_chunk, remote_func, following, pure=False))
-                yield from results
+            yield from windowed(self._submitter(remote_func), items, size, window, pending)
         finally:
             # An error (or the caller closing the generator) leaves nothing running on the cluster.
             for future in pending:
                 future.cancel()
             remote_func.release()
+
+    def _submitter(self, remote_func: Any) -> Callable[[list[Any]], Any]:
+        def submit(batch: list[Any]) -> Any:
+            return self.client.submit(apply_chunk, remote_func, batch, pure=False)
+
+        return submit
 
     def close(self) -> None:
         self.client.close()

@@ -12,9 +12,9 @@ import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -75,19 +75,33 @@ def ordered_map(
     # spawn, not fork: the parent may hold Arrow/OpenCV thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
     size = chunk_size(window, workers)
-    pending: deque[Future[list[R]]] = deque()
-    batches = chunks(items, size)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        for batch in batches:
-            pending.append(pool.submit(apply_chunk, func, batch))
-            if len(pending) * size >= window:
-                break
-        while pending:
-            results = pending.popleft().result()
-            following = next(batches, None)
-            if following is not None:
-                pending.append(pool.submit(apply_chunk, func, following))
-            yield from results
+        yield from windowed(lambda batch: pool.submit(apply_chunk, func, batch), items, size, window)
+
+
+def windowed(
+    submit: Callable[[list[T]], Any],
+    items: Iterable[T],
+    size: int,
+    window: int,
+    pending: deque[Any] | None = None,
+) -> Iterator[Any]:
+    """Chunks of ``size`` items handed to ``submit`` (which returns a future), about ``window`` items in
+    flight; results in item order. A next chunk goes out as soon as the oldest is consumed, so the workers
+    never wait for a whole window to drain. ``pending`` (if given) holds the futures in flight, for a
+    caller that must cancel them when the map stops early."""
+    pending = deque() if pending is None else pending  # futures whose .result() is a list of results
+    batches = chunks(items, size)
+    for batch in batches:
+        pending.append(submit(batch))
+        if len(pending) * size >= window:
+            break
+    while pending:
+        results = pending.popleft().result()
+        following = next(batches, None)
+        if following is not None:
+            pending.append(submit(following))
+        yield from results
 
 
 def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
