@@ -1,7 +1,7 @@
 """Sources at an fsspec URL (``s3://bucket/umd``, ``gs://…``): mirrored to a local folder before converting.
 
 The converters read local folders. A source given as a URL is copied once into
-``$GROUNDBENCH_MIRROR/<sha256 of the URL>/`` (default /tmp/groundbench-mirror) by the machine that lists
+``$GROUNDBENCH_MIRROR/<sha256 of the URL>/`` (default: the system temp folder) by the machine that lists
 the items and, on the dask engine, by every worker (a worker plugin), so the item paths the driver hands
 out exist on every worker. Credentials and endpoints come from the usual environment of fsspec's
 backend (for S3: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_ENDPOINT_URL``), never from
@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,10 @@ COMPLETE = ".groundbench-mirror-complete"
 
 
 def mirror_root() -> Path:
-    """Where mirrors go: ``$GROUNDBENCH_MIRROR``, else /tmp/groundbench-mirror (the same on every worker)."""
-    return Path(os.environ.get("GROUNDBENCH_MIRROR", "/tmp/groundbench-mirror"))
+    """Where mirrors go: ``$GROUNDBENCH_MIRROR``, else ``groundbench-mirror`` in the system temp folder.
+
+    Every worker must resolve the same folder: set ``GROUNDBENCH_MIRROR`` where their temp folders differ."""
+    return Path(os.environ.get("GROUNDBENCH_MIRROR") or Path(tempfile.gettempdir()) / "groundbench-mirror")
 
 
 def is_url(value: object) -> bool:
