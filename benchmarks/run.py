@@ -762,20 +762,14 @@ def print_report(report: dict[str, Any]) -> None:
             note,
         )
 
+    def note_row(label: str, note: str, wall: str = "") -> None:
+        """A row with no figures but (optionally) its wall time: a heading, a skipped measurement."""
+        table.add_row(label, wall, "", "", "", "", "", "", note)
+
     for source, sec in report["converters"].items():
         src, ratios = sec["source"], sec["ratios"]
         table.add_section()
-        table.add_row(
-            f"[bold]{source}[/bold]",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
-            f"{src['note']}; {src['bytes'] / GB:.2f} GB in {src['files']:,} files",
-        )
+        note_row(f"[bold]{source}[/bold]", f"{src['note']}; {src['bytes'] / GB:.2f} GB in {src['files']:,} files")
         row("  floor: read + decode", sec["floor"], "1.00x", sec.get("floor_note", ""))
         row(
             "  floor + write output bytes",
@@ -799,7 +793,7 @@ def print_report(report: dict[str, Any]) -> None:
                 f"{sec['obvious']['rows']:,} bulk rows, {sec['obvious']['output_bytes'] / GB:.2f} GB saved",
             )
         else:
-            table.add_row("  obvious way (datasets)", "", "", "", "", "", "", "", sec["obvious"].get("skipped", ""))
+            note_row("  obvious way (datasets)", sec["obvious"].get("skipped", ""))
     if report.get("stages"):
         table.add_section()
         for name, fig in report["stages"].items():
@@ -831,16 +825,10 @@ def print_report(report: dict[str, Any]) -> None:
             row(f"{label} ({load['config']})", load[key], f"{load[key]['wall_s'] / base:.1f}x")
     if "dvc" in report:
         table.add_section()
-        table.add_row(
+        note_row(
             "dvc repro, nothing changed",
-            f"{report['dvc']['noop_median_s']:.2f}",
-            "",
-            "",
-            "",
-            "",
-            "",
-            "",
             f"median of 3 (after a full repro of the sample in {report['dvc']['full_repro_s']} s)",
+            wall=f"{report['dvc']['noop_median_s']:.2f}",
         )
     console.print(table)
     verdicts = Table(title="targets")

@@ -8,36 +8,21 @@ and, as a control, that the same failure without ``persist`` does delete them.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.conftest import REPO, digests
+from tests.dvcrepo import dvc_env
 
 OUTPUT = "data/interim/umd"
 
 
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    env.update(
-        HF_HUB_OFFLINE="1",
-        DVC_NO_ANALYTICS="1",
-        GIT_AUTHOR_NAME="t",
-        GIT_AUTHOR_EMAIL="t@t",
-        GIT_COMMITTER_NAME="t",
-        GIT_COMMITTER_EMAIL="t@t",
-    )
-    return env
-
-
 def _run(cwd: Path, *command: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(command, cwd=cwd, env=_env(), capture_output=True, text=True, check=False)
+    result = subprocess.run(command, cwd=cwd, env=dvc_env(), capture_output=True, text=True, check=False)
     if check:
         assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
     return result
