@@ -9,7 +9,10 @@ loopback) is read by the cluster's workers through their own mirrors.
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,6 +116,37 @@ def test_order_window_and_errors_on_the_cluster(cluster: str) -> None:
     assert [next(results) for _ in range(3)] == [0, 2, 4]
     with pytest.raises(ValueError, match="item 3 is bad"):
         next(results)
+
+
+def _worker_settings() -> tuple[str | None, str | None, bool]:
+    import dask.config
+
+    profile = dask.config.get("distributed.worker.profile.enabled")
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"), profile
+
+
+def test_the_engines_workers_keep_dynamic_malloc_and_no_profiler(cluster: str) -> None:
+    """Speed settings (groundbench/core/dask_config): Dask's default workers have them, ours do not."""
+    from groundbench.core.dask_engine import WORKER_CONFIG_DIR, DaskBackend
+
+    with distributed.Client(cluster) as client:  # a cluster on Dask's defaults, as a control
+        assert set(client.run(_worker_settings).values()) == {("65536", "1", True)}
+    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)  # the control's nannies wrote it into this process
+    backend = DaskBackend.start(None)  # the local cluster `--engine dask` starts
+    assert "MALLOC_TRIM_THRESHOLD_" not in os.environ  # nor into this process, for the pools it starts later
+    try:
+        assert set(backend.client.run(_worker_settings).values()) == {(None, "1", False)}
+    finally:
+        backend.close()
+    # Workers started by hand read the same file through DASK_CONFIG (README "Scaling beyond one machine").
+    code = (
+        "import dask.config; from distributed.nanny import _get_env_variables; "
+        "print(sorted(_get_env_variables('distributed.nanny.pre-spawn-environ')), "
+        "dask.config.get('distributed.worker.profile.enabled'))"
+    )
+    environ = {**os.environ, "DASK_CONFIG": str(WORKER_CONFIG_DIR)}
+    done = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "['MKL_NUM_THREADS', 'OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS'] False"
 
 
 def test_an_unknown_engine_or_a_local_address_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
