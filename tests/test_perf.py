@@ -98,9 +98,7 @@ def _highlight_whole_frame(rgb: bytes, mask: np.ndarray) -> bytes:
     image[mask] = ((image[mask].astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
     inner = cv2.erode(mask.astype(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     image[mask & (inner == 0)] = (255, 0, 0)
-    buffer = io.BytesIO()
-    Image.fromarray(image).save(buffer, format="PNG", compress_level=records.HIGHLIGHT_COMPRESS_LEVEL, optimize=False)
-    return buffer.getvalue()
+    return records.encode_highlight(image)
 
 
 def _masks(seed: int, count: int, shape: tuple[int, int]) -> list[np.ndarray]:
@@ -142,6 +140,19 @@ def test_highlight_on_the_mask_box_equals_the_whole_frame() -> None:
     rgb = buffer.getvalue()
     for mask in _masks(11, 40, (90, 130)):
         assert records.highlight(records.decode_rgb(rgb), mask) == _highlight_whole_frame(rgb, mask)
+
+
+def test_highlight_png_holds_exactly_the_highlighted_pixels() -> None:
+    rng = np.random.default_rng(4)
+    pixels = rng.integers(0, 256, (90, 130, 3), dtype=np.uint8)
+    for mask in _masks(12, 10, (90, 130)):
+        encoded = records.highlight(pixels, mask)
+        with Image.open(io.BytesIO(encoded)) as opened:  # another decoder than the encoder's
+            assert opened.format == "PNG" and opened.mode == "RGB"
+            decoded = np.asarray(opened)
+        expected = records.highlight_pixels(pixels, mask)
+        assert np.array_equal(decoded, expected) and not np.array_equal(expected, pixels)
+        assert records.highlight(pixels, mask) == encoded  # deterministic
 
 
 def test_add_rows_writes_the_bytes_add_writes_however_rows_are_grouped(project: Path, tmp_path: Path) -> None:
