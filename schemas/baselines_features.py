@@ -6,6 +6,7 @@ definitions of every baseline live in ``scoring/baselines.py``.
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pyarrow as pa
@@ -54,6 +55,7 @@ def baseline_description(path: str) -> str | None:
     return BASELINE_DOC.get(path)
 
 
+@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
 def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
     schema = BASELINE_FEATURES.arrow_schema

@@ -8,6 +8,7 @@ and a point lies in the pixel (floor(x), floor(y)).
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pyarrow as pa
@@ -461,6 +462,7 @@ def description(path: str) -> str | None:
     return NESTED_DOCS.get(parent, {}).get(name)
 
 
+@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
 def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The exact Arrow schema of a shard: HF features metadata plus the format version.
 
@@ -475,6 +477,7 @@ def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     return schema.with_metadata(metadata)
 
 
+@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
 def published_arrow_schema(dataset_version: str) -> pa.Schema:
     """The schema of a published Parquet file: the record columns plus ``PUBLISHED_COLUMNS``."""
     schema = PUBLISHED_FEATURES.arrow_schema
