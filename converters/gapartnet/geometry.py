@@ -158,9 +158,9 @@ def projected_box(camera: Camera, corners_world: np.ndarray) -> Box | None:
     return (x0, y0, x1, y1)
 
 
-def mask_coverage(mask: np.ndarray, box: Box) -> float:
-    """Share of the mask's pixels whose centres lie inside ``box``."""
-    total = int(mask.sum())
+def mask_coverage(mask: np.ndarray, box: Box, total: int | None = None) -> float:
+    """Share of the mask's pixels whose centres lie inside ``box``; ``total``: the mask's pixel count, if known."""
+    total = int(mask.sum()) if total is None else total
     if total == 0:
         return 0.0
     c0, r0 = max(0, math.ceil(box[0] - 0.5)), max(0, math.ceil(box[1] - 0.5))

@@ -240,7 +240,7 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
         assert tight is not None
         corners = posed_corners[link]
         projected = projected_box(meta.camera, corners)
-        coverage = mask_coverage(mask, projected) if projected else 0.0
+        coverage = mask_coverage(mask, projected, area) if projected else 0.0
         iou = box_iou(projected, tight) if projected else 0.0
         mismatch = coverage < settings.coverage_min
         exact = not mismatch and iou >= settings.iou_min
@@ -302,7 +302,9 @@ def highlight_pixels(pixels: np.ndarray, mask: np.ndarray) -> np.ndarray:
     x, y, w, h = cv2.boundingRect(mask.view(np.uint8))
     region, inside = image[y : y + h, x : x + w], mask[y : y + h, x : x + w]
     colour = np.array(HIGHLIGHT_COLOUR, dtype=np.uint16)
-    region[inside] = ((region[inside].astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
+    # Blend the whole box, keep it where the mask is: cheaper than gathering and scattering the pixels.
+    blended = ((region.astype(np.uint16) + colour + 1) // 2).astype(np.uint8)
+    np.copyto(region, blended, where=inside[:, :, None])
     inner = cv2.erode(inside.view(np.uint8), np.ones((3, 3), np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     region[inside & (inner == 0)] = (255, 0, 0)
     return image
