@@ -367,6 +367,27 @@ def test_parse_rank_round_trip_of_real_ranks(
     assert found == secondary
 
 
+def test_secondary_actions_equal_the_rule_computed_with_np_median() -> None:
+    """Counted medians (the converter) against np.median of the 2s and 3s (the rank file's rule, spelled out)."""
+    rng = np.random.default_rng(9)
+    checked = 0
+    for _ in range(300):
+        shape = (int(rng.integers(1, 12)), int(rng.integers(1, 12)))
+        labels = rng.integers(0, 8, shape).astype(np.uint8)
+        ranks = rng.choice(np.array([0, 1, 2, 3, 9], np.uint8), (*shape, 7), p=[0.1, 0.1, 0.35, 0.35, 0.1])
+        for label_id in UMD_LABELS:
+            mask = labels == label_id
+            expected = []
+            for other in UMD_LABELS:
+                values = ranks[..., other - 1][mask]
+                second = values[(values == 2) | (values == 3)]
+                if other != label_id and mask.any() and 2 * second.size >= mask.sum():
+                    expected.append((float(np.median(second)), other))  # ties: the lower label id first
+            assert secondary_actions(labels, ranks, label_id) == tuple(UMD_LABELS[k] for _, k in sorted(expected))
+            checked += bool(expected)
+    assert checked > 100  # most draws have secondaries: the ties and the half-way rule are exercised
+
+
 def test_parse_rank_refuses_a_label_map() -> None:
     with pytest.raises(GroundBenchError) as caught:
         parse_rank(mat_bytes({"gt_label": synthetic_labels()}), "x_label_rank.mat", SHAPE)

@@ -122,13 +122,27 @@ def secondary_actions(labels: np.ndarray, ranks: np.ndarray, label_id: int) -> t
     total = int(mask.sum())
     if total == 0:
         return ()
-    region = ranks[mask]  # (pixels, 7): one gather, then a column per affordance
+    # One gather, then every affordance's counts at once, along rows of the transposed copy (summing
+    # down the 7-wide columns instead is ~10x slower).
+    region = np.ascontiguousarray(ranks[mask].T)  # (7, pixels)
+    twos, threes = (region == 2).sum(axis=1), (region == 3).sum(axis=1)
     found: list[tuple[float, int]] = []
     for other in UMD_LABELS:
         if other == label_id:
             continue
-        values = region[:, other - 1]
-        secondary = values[(values == 2) | (values == 3)]
-        if secondary.size * 2 >= total:
-            found.append((float(np.median(secondary)), other))
+        n2, n3 = int(twos[other - 1]), int(threes[other - 1])
+        if (n2 + n3) * 2 >= total:
+            found.append((_median_of_twos_and_threes(n2, n3), other))
     return tuple(UMD_LABELS[i] for _, i in sorted(found))
+
+
+def _median_of_twos_and_threes(twos: int, threes: int) -> float:
+    """``np.median`` of ``twos`` 2s and ``threes`` 3s, from the counts (the sorted values are 2s, then 3s)."""
+    size = twos + threes
+
+    def at(index: int) -> int:
+        return 2 if index < twos else 3
+
+    if size % 2:
+        return float(at(size // 2))
+    return (at(size // 2 - 1) + at(size // 2)) / 2
