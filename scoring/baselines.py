@@ -136,8 +136,15 @@ def majority(actions: Iterable[str]) -> tuple[str, int, int]:
     n = sum(counts.values())
     if not n:
         return NO_ACTION, 0, 0
-    action, count = min(counts.items(), key=lambda item: (-item[1], item[0]))
-    return action, count, n
+    action = _majority_of(counts)
+    return action, counts[action], n
+
+
+def _majority_of(counts: Counter[str]) -> str:
+    """The most frequent action of ``counts`` (ties: alphabetically first); NO_ACTION when empty."""
+    if not counts:
+        return NO_ACTION
+    return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
 
 
 def blind_bound(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
@@ -157,15 +164,29 @@ def _lookup(rows: Sequence[Row], keys: Sequence[str]) -> tuple[dict[tuple[Any, .
 
 
 def loo_blind_bound(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
-    """(rows a text-only lookup learnt on the other objects gets right, N), holding out one object at a time."""
-    by_object: dict[str, list[Row]] = defaultdict(list)
+    """(rows a text-only lookup learnt on the other objects gets right, N), holding out one object at a time.
+
+    Counted from per-key action counts minus the held-out object's own, so the cost is linear in the
+    rows (relearning the lookup per object is quadratic: hours at a full-scale bulk config); the
+    majorities are those :func:`_lookup` learns on the other objects' rows, ties included.
+    """
+    by_key: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
+    by_object: dict[str, list[tuple[tuple[Any, ...], str]]] = defaultdict(list)
     for row in rows:
-        by_object[str(row["object_id"])].append(row)
+        key, action = text_key(row, keys), row["target_action"]
+        by_key[key][action] += 1
+        by_object[str(row["object_id"])].append((key, action))
+    overall: Counter[str] = Counter(row["target_action"] for row in rows)
     correct = 0
-    for held_out, members in by_object.items():
-        others = [r for r in rows if str(r["object_id"]) != held_out]
-        table, fallback = _lookup(others, keys)
-        correct += sum(table.get(text_key(r, keys), fallback) == r["target_action"] for r in members)
+    for members in by_object.values():
+        own = Counter(action for _, action in members)
+        own_by_key: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
+        for key, action in members:
+            own_by_key[key][action] += 1
+        fallback = _majority_of(overall - own)
+        for key, action in members:
+            others = by_key[key] - own_by_key[key]  # Counter subtraction keeps positive counts only
+            correct += (_majority_of(others) if others else fallback) == action
     return correct, len(rows)
 
 

@@ -258,10 +258,22 @@ def run_baselines(root: Path, params: Params) -> int:
         root / BASELINES, params.shards.max_bytes, params.shards.rows_per_batch, baselines_arrow_schema(), BASELINES_KEY
     ) as writer:
         for name in sorted(built_configs(root)):
-            rows = read_table(root / SHARDS / name).drop_columns(["image"]).to_pylist()
-            for entry in config_baselines(name, rows):
+            for entry in config_baselines(name, baseline_rows(root / SHARDS / name)):
                 writer.add(entry)
     return writer.rows
+
+
+def baseline_rows(shards: Path) -> list[dict[str, Any]]:
+    """A config's rows as the baselines read them: no image bytes or provenance, and only the target part
+    keeps its mask (the run lengths of every part, as Python lists, were most of 5 GB at UMD's full scale)."""
+    rows: list[dict[str, Any]] = []
+    for batch in read_table(shards).drop_columns(["image", "provenance"]).to_batches():
+        for row in batch.to_pylist():
+            for part in row["parts"]:
+                if part["part_id"] != row["target_part_id"]:
+                    part["mask_rle"] = None
+            rows.append(row)
+    return rows
 
 
 # Curated configs chosen by a human-written audit file: config -> its params.yaml value.
