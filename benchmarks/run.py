@@ -567,7 +567,8 @@ def measure_end_to_end(
         if BY_NAME[c].interim_folder != "gapartnet_counterfactual" and BY_NAME[c].interim_folder != "gapartnet_contrast"
     ]
     stages += ["baselines", "store", "assemble"]
-    usage = timed_child(f"dvc repro {' '.join(stages)}", child_dvc_repro, str(repo), stages)
+    usage = timed_child(f"dvc repro -s, stage by stage: {' '.join(stages)}", child_dvc_repro, str(repo), stages)
+    print("    per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in usage["result"]["stage_wall_s"].items()))
     # As `make build` does: one inode per output file and its cache object (links only, not timed).
     subprocess.run(["dvc", "checkout", "--relink", "--quiet", *stages], cwd=repo, env=dvc_env(), check=True)
     disk = disk_per_config(repo, [c for c in configs if (repo / "data" / "shards" / c).is_dir()])

@@ -65,6 +65,8 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
         # the dask engine wrote the local pool's bytes; dvc repro ran the source's stages end to end
         assert section["engine"]["identical"] is True, source
         assert section["end_to_end"]["result"]["stages"] >= 5, source
+        per_stage = section["end_to_end"]["result"]["stage_wall_s"]  # where the end-to-end time went
+        assert {"baselines", "store", "assemble"} <= set(per_stage) and min(per_stage.values()) > 0, source
         disk = report["disk"][source]
         assert disk["all_data_real"] > 0
         for config, figures in disk.items():
