@@ -265,7 +265,7 @@ def run_baselines(root: Path, params: Params) -> int:
 
 def baseline_rows(shards: Path) -> list[dict[str, Any]]:
     """A config's rows as the baselines read them: no image bytes or provenance, and only the target part
-    keeps its mask (the run lengths of every part, as Python lists, were most of 5 GB at UMD's full scale)."""
+    keeps its mask (no baseline reads another part's; as Python lists they are most of a row)."""
     rows: list[dict[str, Any]] = []
     for batch in read_table(shards).drop_columns(["image", "provenance"]).to_batches():
         for row in batch.to_pylist():
