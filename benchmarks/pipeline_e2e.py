@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,21 +23,29 @@ DATA_FOLDERS = ("data/interim", "data/shards", "data/manifests", "data/images", 
 
 
 # ----------------------------------------------------------------------------------------------
-# Children (module level: spawned processes look them up by name)
+# Children (module level: child processes look them up by name)
 
 
 def child_convert_on_engine(root: str, raw: dict[str, Any], sources: list[str], engine: str) -> Usage:
-    """``run_convert`` on an engine; ``dask`` without an address starts a local cluster (timed with it)."""
+    """``run_convert`` on an engine; ``dask`` on a local cluster started inside the timing."""
+    from groundbench.core.dask_engine import DaskBackend
     from groundbench.core.params import Params, validate
     from groundbench.stages.pipeline import run_convert
 
-    params = validate(Params, dict(raw, engine={"name": engine, "address": None}), "params.yaml (benchmark)")
-
     def run() -> dict[str, Any]:
-        rows: dict[str, Any] = {}
-        for key in sources:
-            rows.update(run_convert(Path(root), params, key, progress=False))
-        return rows
+        # One local cluster for all of the source's converters (the four GUI formats), as a user would
+        # start one and pass its address; each run_convert without an address would start its own.
+        backend = DaskBackend.start(None) if engine == "dask" else None
+        address = None if backend is None else backend.cluster.scheduler_address
+        params = validate(Params, dict(raw, engine={"name": engine, "address": address}), "params.yaml (benchmark)")
+        try:
+            rows: dict[str, Any] = {}
+            for key in sources:
+                rows.update(run_convert(Path(root), params, key, progress=False))
+            return rows
+        finally:
+            if backend is not None:
+                backend.close()
 
     return measured(run)
 
@@ -87,22 +96,36 @@ def child_validation_only(interim: str) -> Usage:
     return measured(run)
 
 
+STAGE_LINE = re.compile(r"^(?:Running stage|Stage) '([^']+)'")  # DVC's first line about each stage
+
+
 def child_dvc_repro(repo: str, stages: list[str]) -> Usage:
-    """``dvc repro -s`` of each of these stages in turn (DVC hashing and committing included), so the
-    result also says where the time went: wall seconds per stage."""
-    env = dvc_env()
+    """One ``dvc repro -s`` of these stages, in this order (DVC hashing and committing included), as a user
+    runs it. Where the time went, per stage: from the moment DVC names a stage to the moment it names the
+    next (or exits), which includes DVC hashing and committing that stage's outputs; DVC's own start-up
+    before the first stage is ``dvc start-up``."""
+    env = dict(dvc_env(), PYTHONUNBUFFERED="1")  # DVC's lines as they happen, not when its buffer fills
 
     def run() -> dict[str, Any]:
         seconds: dict[str, float] = {}
-        ran = 0
-        for stage in stages:
-            started = time.perf_counter()
-            result = subprocess.run(["dvc", "repro", "-s", stage], cwd=repo, env=env, capture_output=True, text=True)
-            seconds[stage] = round(time.perf_counter() - started, 1)
-            if result.returncode:
-                raise RuntimeError(f"dvc repro -s {stage} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-            ran += result.stdout.count("Running stage")
-        return {"stages": ran, "stage_wall_s": seconds}
+        current, since = "dvc start-up", time.perf_counter()
+        lines: list[str] = []
+        command = ["dvc", "repro", "-s", *stages]
+        with subprocess.Popen(
+            command, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        ) as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.append(line)
+                named = STAGE_LINE.match(line)
+                if named and named.group(1) != current:
+                    now = time.perf_counter()
+                    seconds[current] = round(now - since, 1)
+                    current, since = named.group(1), now
+        seconds[current] = round(time.perf_counter() - since, 1)
+        if process.returncode:
+            raise RuntimeError(f"{' '.join(command)} failed:\n{''.join(lines)[-6000:]}")
+        return {"stages": sum(line.startswith("Running stage") for line in lines), "stage_wall_s": seconds}
 
     return measured(run)
 

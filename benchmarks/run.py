@@ -1,7 +1,7 @@
 """One benchmark for the whole pipeline at full scale, against the floor and against the obvious way.
 
 Builds full-scale sources in their real formats in a temporary directory (``sources.py``), then, each
-measurement in its own spawned child (CPU seconds, peak RSS and the load of other processes recorded):
+measurement in its own child process (CPU seconds, peak RSS and the load of other processes recorded):
 
 * per converter: the floor (every source byte read plus what must be decoded, on every core), the
   floor plus writing as many bytes as the conversion writes, the conversion itself (the pipeline's
@@ -216,7 +216,7 @@ def configs_of_source(source: str) -> list[str]:
 
 
 # ----------------------------------------------------------------------------------------------
-# Children (module level: spawned processes import this file and look them up by name)
+# Children (module level: child processes look them up by name in this file, which their fork server imported)
 
 
 def _decode(path: str, data: bytes, kind: str) -> None:
@@ -567,7 +567,7 @@ def measure_end_to_end(
         if BY_NAME[c].interim_folder != "gapartnet_counterfactual" and BY_NAME[c].interim_folder != "gapartnet_contrast"
     ]
     stages += ["baselines", "store", "assemble"]
-    usage = timed_child(f"dvc repro -s, stage by stage: {' '.join(stages)}", child_dvc_repro, str(repo), stages)
+    usage = timed_child(f"dvc repro -s {' '.join(stages)}", child_dvc_repro, str(repo), stages)
     print("    per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in usage["result"]["stage_wall_s"].items()))
     # As `make build` does: one inode per output file and its cache object (links only, not timed).
     subprocess.run(["dvc", "checkout", "--relink", "--quiet", *stages], cwd=repo, env=dvc_env(), check=True)

@@ -465,7 +465,7 @@ def print_report(report: dict[str, Any]) -> None:
     console.print(table)
     console.print(
         "Both measurements read from a warm page cache (the tree was read once beforehand; dropping the "
-        "cache needs root). Each ran in its own spawned child; wall time excludes the child's start-up."
+        "cache needs root). Each ran in its own child process; wall time excludes the child's start-up."
     )
     if max(floor["other_processes_cores"], conv["other_processes_cores"]) > BUSY_MACHINE_CORES:
         console.print(
