@@ -34,11 +34,13 @@ CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 
 
 def _light(record: dict[str, Any]) -> dict[str, Any]:
-    """What the summary needs, without the image bytes."""
-    return {
+    """What the summary needs, kept for every row until the end: no image bytes, and of the parts only the
+    target's category and box quality. Every part of a bulk row carries its mask's run lengths as Python
+    ints, so keeping whole part lists held most of the writing process's memory at full scale."""
+    target = next(p for p in record["parts"] if p["part_id"] == record["target_part_id"])
+    light = {
         k: record[k]
         for k in (
-            "parts",
             "target_part_id",
             "target_action",
             "object_category",
@@ -48,6 +50,8 @@ def _light(record: dict[str, Any]) -> dict[str, Any]:
             "object_id",
         )
     }
+    light["parts"] = [{k: target[k] for k in ("part_id", "category", "box_quality")}]
+    return light
 
 
 def list_items(assets: Path, renders: Path, audit_path: Path, knobs: GapartnetParams) -> tuple[int, list[Task]]:
