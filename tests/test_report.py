@@ -106,3 +106,24 @@ def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
     assert not leftover.exists()
     assert not [p for p in (built / "data").iterdir() if p.name.startswith(".report.")]
     assert (built / "data" / "report" / "index.html").read_text().endswith("</html>\n")
+
+
+def test_gallery_images_draw_what_overlay_draws_at_the_same_sizes() -> None:
+    """row_images resizes once and draws with preview.overlay on the scaled image: the drawing is
+    pixel-identical to overlay's on the same pixels, and both images have overlay's sizes."""
+    from PIL import Image, ImageChops
+
+    from groundbench.review.preview import decode, overlay
+    from groundbench.review.report.images import row_images, scaled_record, target_size
+    from tests.viz_records import table
+
+    for record in table(gapartnet_rows() + gui_rows()).to_pylist():
+        full = decode(record)
+        thumb, detail = row_images(record, 64, "number", 200, "id")
+        assert thumb.size == overlay(record, 64, "number").size
+        assert detail.size == overlay(record, 200, "id").size
+        scale, size = target_size(full.size, 200)
+        if scale < 1.0:
+            clean = full.resize(size, Image.Resampling.LANCZOS)
+            ours = overlay(scaled_record(record, scale), 200, tags="id", base=clean)
+            assert ImageChops.difference(ours, overlay(record, 200, tags="id", base=full)).getbbox() is None

@@ -23,11 +23,12 @@ from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.params import ReportParams
-from groundbench.review.preview import decode, jpeg_bytes, overlay
+from groundbench.review.preview import jpeg_bytes
 from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary, summarize
+from groundbench.review.report.images import row_images
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
-from groundbench.review.sheet import thumbnail
+from groundbench.review.sheet import MAX_TAGGED_PARTS
 
 T = TypeVar("T")
 ASSETS = ("gallery.css", "gallery.js")
@@ -81,11 +82,16 @@ def _write_config(
     for previous, record, following in with_neighbours(rows):
         summary = summarize(record)
         summaries.append(summary)
-        base = decode(record)  # once per row, for both sizes
-        thumb = thumbnail(record, settings.thumb_side, base)
+        # The thumbnail's tags as on a contact sheet (sheet.thumbnail), the detail's part ids up to 40 parts.
+        thumb, detail = row_images(
+            record,
+            settings.thumb_side,
+            "number" if summary.parts <= MAX_TAGGED_PARTS else "none",
+            settings.detail_side,
+            "id" if summary.parts <= 40 else "number",
+        )
         sizes[summary.stem] = thumb.size
         _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))
-        detail = overlay(record, settings.detail_side, tags="id" if summary.parts <= 40 else "number", base=base)
         _write(folder / "detail" / f"{summary.stem}.jpg", jpeg_bytes(detail, settings.jpeg_quality))
         page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following))
         _write(folder / "rows" / f"{summary.stem}.html", page.encode())

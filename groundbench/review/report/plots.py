@@ -55,6 +55,10 @@ class Plot:
 
 def _render(name: str, title: str, figure: Figure) -> Plot:
     with matplotlib.rc_context(RC):
+        # The constrained layout once, for both files: with the engine left on, each savefig would lay the
+        # figure out again in a draw of its own before drawing it (two layouts and four draws per plot).
+        figure.draw_without_rendering()
+        figure.set_layout_engine("none")
         png, svg = io.BytesIO(), io.BytesIO()
         figure.savefig(png, format="png", metadata=PNG_METADATA)
         figure.savefig(svg, format="svg", metadata=SVG_METADATA)
