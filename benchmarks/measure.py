@@ -7,7 +7,7 @@ that every process on the (shared) machine used meanwhile, so other engineers' l
 Children are forked from a fork server that has imported the benchmark script and GroundBench's
 pipeline once (``PRELOAD``), instead of each spawned child importing them again: about 2.3 s of start-up
 per child, which no figure included (timing starts inside the child) but every run paid, 30-odd times.
-A child's RSS therefore includes those modules' pages (~0.3 GB) whether it uses them or not; every
+A child's RSS therefore includes those modules' pages (~0.2 GB) whether it uses them or not; every
 conversion and stage child imports them anyway, so the peak-RSS figures the targets judge are unchanged.
 """
 

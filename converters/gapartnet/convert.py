@@ -36,7 +36,7 @@ CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 def _light(record: dict[str, Any]) -> dict[str, Any]:
     """What the summary needs, kept for every row until the end: no image bytes, and of the parts only the
     target's category and box quality. Every part of a bulk row carries its mask's run lengths as Python
-    ints, so keeping whole part lists held most of the writing process's memory at full scale."""
+    ints: whole part lists cost ~0.3 GB of the writing process at full scale (1,046 objects)."""
     target = next(p for p in record["parts"] if p["part_id"] == record["target_part_id"])
     light = {
         k: record[k]
