@@ -113,8 +113,8 @@ def test_gallery_images_draw_what_overlay_draws_at_the_same_sizes() -> None:
     pixel-identical to overlay's on the same pixels, and both images have overlay's sizes."""
     from PIL import Image, ImageChops
 
-    from groundbench.review.preview import decode, overlay
-    from groundbench.review.report.images import row_images, scaled_record, target_size
+    from groundbench.review.preview import decode, overlay, scaled_size
+    from groundbench.review.report.images import row_images, scaled_record
     from tests.viz_records import table
 
     for record in table(gapartnet_rows() + gui_rows()).to_pylist():
@@ -122,7 +122,7 @@ def test_gallery_images_draw_what_overlay_draws_at_the_same_sizes() -> None:
         thumb, detail = row_images(record, 64, "number", 200, "id")
         assert thumb.size == overlay(record, 64, "number").size
         assert detail.size == overlay(record, 200, "id").size
-        scale, size = target_size(full.size, 200)
+        scale, size = scaled_size(full.size, 200)
         if scale < 1.0:
             clean = full.resize(size, Image.Resampling.LANCZOS)
             ours = overlay(scaled_record(record, scale), 200, tags="id", base=clean)

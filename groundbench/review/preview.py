@@ -69,13 +69,19 @@ def decode(record: dict[str, Any]) -> Image.Image:
         ImageDraw.Draw(canvas).text((10, height - size - 10), "no image in this row", fill=TEXT, font=font(size))
         return canvas
     inspect_image(data, str(record.get("example_id")))  # refuses decompression bombs before decoding
-    with Image.open(io.BytesIO(data)) as opened:
-        return opened.convert("RGB")
+    opened = Image.open(io.BytesIO(data))
+    opened.load()
+    return opened if opened.mode == "RGB" else opened.convert("RGB")  # an RGB image needs no copy
+
+
+def scaled_size(size: tuple[int, int], max_side: int) -> tuple[float, tuple[int, int]]:
+    """(scale, size) of an image of ``size`` scaled so its longest side is ``max_side`` (at most MAX_UPSCALE)."""
+    scale = min(max_side / max(size), MAX_UPSCALE)
+    return scale, (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
 
 
 def scale_to(image: Image.Image, max_side: int) -> tuple[Image.Image, float]:
-    scale = min(max_side / max(image.size), MAX_UPSCALE)
-    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    scale, size = scaled_size(image.size, max_side)
     if size == image.size:
         return image.copy(), 1.0
     return image.resize(size, Image.Resampling.LANCZOS), scale

@@ -28,9 +28,13 @@ class SheetLayout:
         return self.columns * self.rows
 
 
+def thumbnail_tags(parts: int) -> str:
+    """The part tags a thumbnail of a row with ``parts`` parts shows (``overlay``'s ``tags``)."""
+    return "number" if parts <= MAX_TAGGED_PARTS else "none"
+
+
 def thumbnail(record: dict[str, Any], side: int, base: Image.Image | None = None) -> Image.Image:
-    tags = "number" if len(record.get("parts") or []) <= MAX_TAGGED_PARTS else "none"
-    return overlay(record, side, tags=tags, base=base)
+    return overlay(record, side, tags=thumbnail_tags(len(record.get("parts") or [])), base=base)
 
 
 def _fit(text: str, width: int, size: int) -> str:

@@ -2,13 +2,12 @@
 
 ``preview.overlay`` scales the full-size image to the side it is asked for; called twice per row, as the
 gallery used to, it resized every full-size image twice (up to 2560x1440, the most expensive step of the
-report). Here the image is decoded once, without the RGB copy ``preview.decode`` makes of an image that is
-already RGB, resized once to the detail size, and the thumbnail is resized from that detail image. The
-overlay is then drawn by ``preview.overlay`` itself on the image already at its final size, with the row's
-coordinates scaled as ``overlay`` would scale them: the same boxes, points, labels and line widths, at the
-same pixel sizes. Downscales of more than ``REDUCING_GAP`` times first reduce by an integer factor (Pillow's
-``reducing_gap``), which is not visible at these sizes. Upscales (images smaller than a side, up to
-``preview.MAX_UPSCALE``) go through ``overlay`` unchanged.
+report). Here the image is decoded once, resized once to the detail size, and the thumbnail is resized from
+that detail image. The overlay is then drawn by ``preview.overlay`` itself on the image already at its final
+size, with the row's coordinates scaled as ``overlay`` would scale them: the same boxes, points, labels and
+line widths, at the same pixel sizes. Downscales of more than ``REDUCING_GAP`` times first reduce by an
+integer factor (Pillow's ``reducing_gap``), which is not visible at these sizes. Upscales (images smaller than
+a side, up to ``preview.MAX_UPSCALE``) go through ``overlay`` unchanged.
 
 The preview CLI, contact sheets and the card's teaser keep ``preview.overlay`` as it is: their bytes do
 not change. Deterministic: the same row gives the same pixels.
@@ -16,32 +15,13 @@ not change. Deterministic: the same row gives the same pixels.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from PIL import Image
 
-from groundbench.core.images import inspect_image
-from groundbench.review.preview import MAX_UPSCALE, decode, overlay
+from groundbench.review.preview import decode, overlay, scaled_size
 
 REDUCING_GAP = 1.5  # 2560 -> 800 reduces by 2 first, then Lanczos; 1920 -> 800 and 800 -> 240 likewise
-
-
-def decode_rgb(record: dict[str, Any]) -> Image.Image:
-    """``preview.decode`` without its copy of an image that is already RGB (the same pixels)."""
-    data = (record.get("image") or {}).get("bytes")
-    if not data:
-        return decode(record)  # the grey "no image" canvas
-    inspect_image(data, str(record.get("example_id")))  # refuses decompression bombs before decoding
-    opened = Image.open(io.BytesIO(data))
-    opened.load()
-    return opened if opened.mode == "RGB" else opened.convert("RGB")
-
-
-def target_size(size: tuple[int, int], max_side: int) -> tuple[float, tuple[int, int]]:
-    """(scale, size) of an image of ``size`` scaled to ``max_side``: exactly ``preview.scale_to``'s."""
-    scale = min(max_side / max(size), MAX_UPSCALE)
-    return scale, (max(1, round(size[0] * scale)), max(1, round(size[1] * scale)))
 
 
 def scaled_record(record: dict[str, Any], scale: float) -> dict[str, Any]:
@@ -76,9 +56,9 @@ def row_images(
     record: dict[str, Any], thumb_side: int, thumb_tags: str, detail_side: int, detail_tags: str
 ) -> tuple[Image.Image, Image.Image]:
     """(thumbnail, detail): ``overlay(record, side, tags)`` at both sides, from one decode."""
-    full = decode_rgb(record)
-    detail_scale, detail_size = target_size(full.size, detail_side)
-    thumb_scale, thumb_size = target_size(full.size, thumb_side)
+    full = decode(record)
+    detail_scale, detail_size = scaled_size(full.size, detail_side)
+    thumb_scale, thumb_size = scaled_size(full.size, thumb_side)
     detail_clean = _resize(full, detail_size) if detail_scale < 1.0 else None
     # The thumbnail from the detail image when that is a downscale at least as large, else from the full one.
     source = detail_clean if detail_clean is not None and detail_scale >= thumb_scale else full
