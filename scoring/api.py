@@ -182,5 +182,5 @@ def score_joined(
 def check_resamples(resamples: int) -> None:
     """A bootstrap needs at least one resample: fewer would silently drop every interval."""
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise GroundBenchError("settings", "--resamples", f"expected at least 1 bootstrap resample, found {resamples!r}")
-
+        reason = f"expected at least 1 bootstrap resample, found {resamples!r}"
+        raise GroundBenchError("settings", "--resamples", reason)

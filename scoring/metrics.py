@@ -3,9 +3,10 @@
 Pure functions: rows and parsed answers in, metric entries out. Every entry carries its ``n``, and
 the baselines of the same rows are printed in the same entry (majority; the text-only blind bound,
 in-sample, never below the majority, with the leave-one-object-out estimate beside it, its singleton
-keys and the paper's section 4.1 leakage flag; image-centre, object-centre and best constant answers at the same tau and in the target's
-region), so a result is never read without the trivial explanation it has to beat. The items of a
-group are every expected row (a row without a prediction is a ``missing`` answer: a failure), and
+keys and the paper's section 4.1 leakage flag; image-centre, object-centre and best constant answers
+at the same tau and in the target's region), so a result is never read without the trivial
+explanation it has to beat. The items of a group are every expected row (a row without a prediction
+is a ``missing`` answer: a failure), and
 every rate carries a seeded bootstrap interval resampled by object (``scoring.bootstrap``).
 
 Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part

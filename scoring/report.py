@@ -58,7 +58,8 @@ def beside(m: Mapping[str, Any]) -> str:
     if m.get("baseline_majority") is not None:
         parts.append(f"majority {_cell(m['baseline_majority'])}")
     if m.get("blind_bound") is not None:
-        parts.append(f"blind bound {_cell(m['blind_bound'])} (in-sample; singleton keys {_cell(m.get('singleton_keys'))})")
+        singletons = _cell(m.get("singleton_keys"))
+        parts.append(f"blind bound {_cell(m['blind_bound'])} (in-sample; singleton keys {singletons})")
         parts.append(f"held-out estimate {_cell(m.get('blind_estimate_loo'))} (leave-one-object-out, not a bound)")
     if m.get("leakage"):
         parts.append("LEAKAGE (the supplied target category determines the action across objects)")

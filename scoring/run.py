@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
-from groundbench.cards.render import synthetic_notice
 from groundbench.scoring.api import check_resamples, score_file
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate

@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from groundbench.converters.gui.convert import convert_pointerbench, convert_screenspot

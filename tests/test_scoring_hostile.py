@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +95,8 @@ def test_gui_lines_show_the_point_the_headline_scored(folder: Path, tmp_path: Pa
 
 def test_nan_and_infinity_become_null_and_the_line_counts_malformed(folder: Path, tmp_path: Path) -> None:
     lines = [
-        '{"model": "m", "condition": "part_named", "example_id": "a/r1", "parsed": {"action": "pull", "point": [NaN, 5]}}',
+        '{"model": "m", "condition": "part_named", "example_id": "a/r1", '
+        '"parsed": {"action": "pull", "point": [NaN, 5]}}',
         '{"model": "m", "condition": "part_named", "example_id": "a/r2", "response": "{\\"action\\": \\"push\\", '
         '\\"point\\": [Infinity, 1]}"}',
         '{"model": "m", "condition": "gui", "example_id": "ga/1", "response": "{\\"point\\": [-Infinity, 400]}"}',
