@@ -113,13 +113,19 @@ def test_pointerbench_without_pro_marks_gui_pro_absent(pointerbench: Path, tmp_p
     assert "pointerbench-pro" in (tmp_path / "out" / "gui_pro" / "ABSENT").read_text()
 
 
-def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
+def screenspot_v2_root(tmp_path: Path) -> Path:
+    """The real ScreenSpot-v2 annotation files (GUI-Actor's copy) with blank screenshots of the recorded sizes."""
     root = tmp_path / "v2"
     root.mkdir()
     for path in sorted((FIXTURES / "gui-actor").glob("*.json")):
         shutil.copy(path, root)
         for record in json.loads(path.read_text(encoding="utf-8")):
             (root / record["img_filename"]).write_bytes(blank_png(tuple(record["img_size"])))
+    return root
+
+
+def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
+    root = screenspot_v2_root(tmp_path)
     counts = convert_screenspot(root, tmp_path / "out", "screenspot_v2", "gui_screenspot_v2", GUI, SHARDS, False)
     assert counts == {"gui_screenspot_v2": 1272}
     rows = _rows(tmp_path / "out" / "gui_screenspot_v2")

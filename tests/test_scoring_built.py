@@ -583,7 +583,7 @@ def test_the_gate_refuses_a_wrong_manifest_and_records_what_was_scored(
     assert report["gate"]["template_sha256"] == {"part_named": template_hash("part_named")}
     assert report["gate"]["package_version"]
     header = (tmp_path / "g.csv").read_text().splitlines()[0]
-    assert header.endswith("dataset_version,manifest_sha256,template_sha256,package_version")
+    assert header.endswith("dataset_version,manifest_sha256,template_sha256,package_version,synthetic")
     stdout = capsys.readouterr().out
     assert f"manifest curated_umd: {gate.manifest_sha256['curated_umd']}" in stdout
 

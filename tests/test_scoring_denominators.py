@@ -8,7 +8,6 @@ documented with its reason, in docs/scoring.md and in the card."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +22,10 @@ from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 from groundbench.scoring import score
 from groundbench.scoring.gate import card_key
 from tests.conftest import REPO
-from tests.test_gui_real import FIXTURES, _pro, _pro_root, _uground_root, blank_png
+from tests.test_gui_real import _pro, _pro_root, _uground_root, pointerbench, screenspot_v2_root
 
 PARAMS = load_params(REPO)
+__all__ = ["pointerbench"]  # the module-scoped fixture of test_gui_real (real metadata, blank screenshots)
 
 
 def _publish(interim: Path, configs: list[str], published: Path) -> Path:
@@ -37,16 +37,6 @@ def _publish(interim: Path, configs: list[str], published: Path) -> Path:
     key = {"groundbench": card_key(FORMAT_VERSION, "0.0.0-test", manifests)}
     (published / "README.md").write_text("---\n" + yaml.safe_dump(key) + "---\n")
     return published
-
-
-def _screenspot_v2(tmp_path: Path) -> Path:
-    root = tmp_path / "v2"
-    root.mkdir()
-    for path in sorted((FIXTURES / "gui-actor").glob("*.json")):
-        shutil.copy(path, root)
-        for record in json.loads(path.read_text(encoding="utf-8")):
-            (root / record["img_filename"]).write_bytes(blank_png(tuple(record["img_size"])))
-    return root
 
 
 def _headline(report: Any, config: str, metric: str = "gui_success") -> dict[str, Any]:
@@ -71,7 +61,7 @@ def _centre_lines(folder: Path, config: str) -> list[dict[str, Any]]:
 def test_screenspot_v2_scores_all_1272_rows_and_the_box_past_the_edge(tmp_path: Path) -> None:
     interim = tmp_path / "interim"
     convert_screenspot(
-        _screenspot_v2(tmp_path), interim, "screenspot_v2", "gui_screenspot_v2", PARAMS.gui, PARAMS.shards, False
+        screenspot_v2_root(tmp_path), interim, "screenspot_v2", "gui_screenspot_v2", PARAMS.gui, PARAMS.shards, False
     )
     folder = _publish(interim, ["gui_screenspot_v2"], tmp_path / "published")
     lines = _centre_lines(interim / "gui_screenspot_v2", "gui_screenspot_v2")
@@ -116,15 +106,9 @@ def test_screenspot_v1_scores_all_1272_rows(tmp_path: Path) -> None:
     assert (_headline(one, "gui_screenspot")["count"], _headline(one, "gui_screenspot")["n"]) == (1, 1272)
 
 
-def test_pointerbench_suites_score_all_500_rows_each(tmp_path: Path) -> None:
-    sources = tmp_path / "pointerbench"
-    shutil.copytree(FIXTURES / "pointerbench", sources)
-    for metadata in sources.glob("pointerbench-*/data/test/metadata.jsonl"):
-        for line in metadata.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            (metadata.parent / record["file_name"]).write_bytes(blank_png(tuple(record["image_size"])))
+def test_pointerbench_suites_score_all_500_rows_each(pointerbench: Path, tmp_path: Path) -> None:
     interim = tmp_path / "interim"
-    counts = convert_pointerbench(sources, interim, PARAMS.gui, PARAMS.shards, progress=False)
+    counts = convert_pointerbench(pointerbench, interim, PARAMS.gui, PARAMS.shards, progress=False)
     assert counts == {"gui_pro": 500, "gui_sheets": 500, "gui_text": 500}
     folder = _publish(interim, sorted(counts), tmp_path / "published")
     lines = [line for config in sorted(counts) for line in _centre_lines(interim / config, config)]
