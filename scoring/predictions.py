@@ -160,7 +160,7 @@ class Joined:
 
     items: list[Scored] = field(default_factory=list)
     kept: list[dict[str, Any]] = field(default_factory=list)
-    excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (ignored)
+    excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (gated, not scored)
     lines: int = 0  # every line read, before anything is dropped
     gated_lines: int = 0  # lines carrying at least one gate field (counted over every line)
     mismatches: list[str] = field(default_factory=list)  # only when the override allowed them
