@@ -124,7 +124,10 @@ TARGET_BOX = {
     ),
 }
 HIDDEN_PART = "; a requested part hidden in the image: the projected box (`approximate`, row excluded)"
-GUI_TARGET_BOX = "`bbox_xyxy` = the source's target box (clamped to the frame where it left it, tag `box_clamped`)"
+GUI_TARGET_BOX = (
+    "`bbox_xyxy` = the source's target box, clamped to the frame where it left it (flag `box_clamped`) for drawing; "
+    "scored against the box as annotated, `extras.gui.eval_bbox`"
+)
 
 
 def target_box_of(source: str, stratum: str) -> str:
@@ -338,7 +341,7 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
         lines.append(
             f"| `{config}` | {stratum} | {condition} | {bound['n']} "
             f"| {_number(b['majority_action']['value'])} ({b['majority_action']['detail']}) "
-            f"| {_number(bound['value'])} | {value('text_only_blind_bound_loo')} | {singletons} "
+            f"| {_number(bound['value'])} | {value('text_only_blind_estimate_loo')} | {singletons} "
             f"| {'**yes**' if bound['leakage'] else 'no'} "
             f"| {value('localization_tau')} | {value('image_center_hit_rate_at_tau')} "
             f"| {value('object_center_hit_rate_at_tau')} | {value('best_constant_hit_rate_at_tau')} "

@@ -100,7 +100,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 def cmd_derive(args: argparse.Namespace) -> int:
     from groundbench.stages.pipeline import run_derive
 
-    summary = run_derive(_root(args), _with_engine(args, _params(args)), args.construction, progress=not args.quiet)
+    draft = None if args.write_pool_draft is None else Path(args.write_pool_draft)
+    summary = run_derive(
+        _root(args), _with_engine(args, _params(args)), args.construction, progress=not args.quiet, pool_draft=draft
+    )
     if not summary:
         console.print("source gapartnet is null in params.yaml: left out of the build")
         return 0
@@ -640,6 +643,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     derived = [name for name, info in SOURCES.items() if info.derived]
     p.add_argument("construction", choices=derived, help="which re-ask config to build")
+    p.add_argument(
+        "--write-pool-draft",
+        metavar="FILE",
+        help="contrast: also write the mined pool to FILE in data/audits/contrast_pool.yaml's format, every reason "
+        "empty (the build refuses empty reasons: review each pair, write what you checked, point contrast.pool at it)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_engine_options(p)
     p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")

@@ -27,10 +27,10 @@ BASELINE_FEATURES = Features(
         "baseline": Value("string"),  # majority_action, text_only_blind_bound, localization_tau, ...
         "value": Value("float64"),  # null where undefined (no rows, or no object box)
         "n": Value("int64"),  # rows the value is computed over
-        "leakage": Value("bool"),  # text_only_blind_bound only: the bound is exactly 1.00
+        "leakage": Value("bool"),  # text_only_blind_bound only: the target category determines the action
         "tau": Value("float64"),  # the threshold a hit rate was taken at
         "supplied_keys": List(Value("string")),  # the categorical text fields the bound is keyed on
-        "detail": Value("string"),  # the majority action; "correct/N" of the bound
+        "detail": Value("string"),  # the majority action; "correct/N" of the bound or the estimate
     }
 )
 
@@ -40,14 +40,15 @@ BASELINE_DOC = {
     "config": "The record config the baseline is computed on.",
     "stratum": "Its stratum.",
     "condition": "The condition the baseline applies to.",
-    "baseline": "majority_action, text_only_blind_bound, localization_tau, image/object_center_hit_rate_at_tau or "
-    "center_click.",
+    "baseline": "majority_action, text_only_blind_bound (never below the majority), text_only_blind_estimate_loo "
+    "(held-out estimate, not a bound), localization_tau, image/object_center_hit_rate_at_tau or center_click.",
     "value": "The baseline's value; null where undefined (no rows, or no object box).",
     "n": "Rows the value is computed over.",
-    "leakage": "text_only_blind_bound only: the bound is exactly 1.00 (the supplied text identifies the answer).",
+    "leakage": "text_only_blind_bound only: the condition supplies the target part's category and it determines the "
+    "action across objects (paper 4.1).",
     "tau": "The localization threshold a hit rate was taken at.",
     "supplied_keys": "The categorical text fields the blind bound is keyed on.",
-    "detail": "The majority action, or correct/N of the bound.",
+    "detail": "The majority action, or correct/N of the bound or the estimate.",
 }
 
 

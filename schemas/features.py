@@ -154,7 +154,7 @@ GUI_EXTRAS = {
     "frame_height": Value("int32"),
     "layout_id": _str(),  # generated suites: the example every frame size re-lays out
     "eval_type": _str(),  # the source's own rule name (PointerBench stores "iou" for coverage/precision)
-    "eval_bbox": List(_f64()),
+    "eval_bbox": List(_f64()),  # the annotated target box, pixel xyxy, not clamped: what the official rule checks
     "reference_point": List(_f64()),  # the source's point (PointerBench); else the box centre
     "raw_bbox": List(_f64()),  # the box exactly as the source wrote it
     "box_format": _str(),  # xyxy / xywh / normalized_xyxy / normalized_xywh
@@ -190,11 +190,12 @@ GUI_EXTRAS_DOC = {
     "frame_height": "Height of that coordinate frame.",
     "layout_id": "Generated suites: the example that every frame size re-lays out.",
     "eval_type": "The source's own rule name (PointerBench stores iou for coverage/precision).",
-    "eval_bbox": "The box the source evaluates against.",
+    "eval_bbox": "The target box the source annotated, in pixels (xyxy), not clamped to the frame: the box the "
+    "official scorer and GroundBench's GUI score check answers against (parts.bbox_xyxy is its clamped drawing box).",
     "reference_point": "The source's point (PointerBench), else the box centre.",
     "raw_bbox": "The box exactly as the source wrote it.",
     "box_format": "Format of raw_bbox: xyxy, xywh, normalized_xyxy or normalized_xywh.",
-    "box_notes": "normalized (0-1 fractions converted) or clamped (the box left the image).",
+    "box_notes": "normalized (0-1 fractions converted) or clamped (the box left the image; flag box_clamped).",
     "other_json": "Any further source keys, as canonical JSON (nothing silently dropped).",
 }
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-VOCAB_VERSION = "1"
+VOCAB_VERSION = "2"  # 2: box_clamped is a flag (GUI rows are scored on the annotated box), not an exclusion
 
 # The paper's 11-action vocabulary (section 3.1); anything else normalizes to NO_ACTION and is counted.
 ACTIONS: tuple[str, ...] = (
@@ -78,7 +78,6 @@ EXCLUSION_TAGS: tuple[str, ...] = (
     "closed_pose_ambiguous",
     "box_projection_mismatch",
     "no_render",
-    "box_clamped",
     "instance_ambiguous",  # GAPartNet without bbox pickles: the target's mask could belong to another part
     "audit_excluded",  # the curated audit file excludes the target, with its reason (extras.*.audit_note)
 )
@@ -88,6 +87,7 @@ FLAGS: tuple[str, ...] = (
     "box_projection_mismatch",  # curated GAPartNet: the projected 3-D box misses the mask; the mask's box is used
     "region_split",  # the target's mask is two or more pieces (mask_pieces); its box spans the gap
     "below_pixel_floor",  # the target's mask has fewer pixels than the source's documented floor
+    "box_clamped",  # GUI: the annotated box runs past the frame; drawn clamped, scored as annotated (eval_bbox)
 )
 
 

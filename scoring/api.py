@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundbench.cards.render import synthetic_notice
+from groundbench.core.errors import GroundBenchError
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.metrics import keyword_table
 from groundbench.scoring.metrics import score as metric_rows
+from groundbench.scoring.parse import finite_json
 from groundbench.scoring.predictions import Joined, expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import COLUMNS
 
@@ -33,18 +36,29 @@ class ScoreReport:
     gate: dict[str, Any]
     settings: dict[str, Any]
     banners: list[str] = field(default_factory=list)
+    synthetic_configs: list[str] = field(default_factory=list)  # scored configs the card marks synthetic
+
+    @property
+    def notice(self) -> str | None:
+        """The banner ``groundbench summary`` prints for these configs; None when none is synthetic."""
+        return synthetic_notice(self.synthetic_configs) or None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
-            "predictions": self.predictions,
-            "missing": self.missing,
-            "excluded_predictions": self.excluded_predictions,
-            "gate": self.gate,
-            "settings": self.settings,
-            "banners": self.banners,
-            "keywords_notes": keyword_table()["notes"],
-        }
+        """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null)."""
+        return finite_json(
+            {
+                "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
+                "predictions": self.predictions,
+                "missing": self.missing,
+                "excluded_predictions": self.excluded_predictions,
+                "gate": self.gate,
+                "settings": self.settings,
+                "banners": self.banners,
+                "keywords_notes": keyword_table()["notes"],
+                "synthetic_configs": self.synthetic_configs,
+                "notice": self.notice,
+            }
+        )
 
 
 def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) -> tuple[dict[str, Any], list[str]]:
@@ -58,7 +72,7 @@ def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) ->
             f"PARTLY GATED: {joined.lines - joined.gated_lines} of {joined.lines} lines carry no gate fields"
         )
     else:
-        status = "gated"
+        status = f"gated ({joined.gated_lines} of {joined.lines} lines carry gate fields)"
     if joined.mismatches:
         status += "; MISMATCH OVERRIDDEN"
         banners.append(
@@ -78,7 +92,7 @@ def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) ->
 
 def score_file(path: Path, **options: Any) -> ScoreReport:
     """:func:`score` over a predictions JSONL file (errors name the file and line)."""
-    return _score(read_prediction_lines(Path(path)), **options)
+    return _score(read_prediction_lines(Path(path)), source=str(path), **options)
 
 
 def score(
@@ -116,12 +130,14 @@ def _score(
     allow_gate_mismatch: bool = False,
     seed: int = 0,
     resamples: int = 1000,
+    source: str = "predictions",
 ) -> ScoreReport:
+    check_resamples(resamples)
     folder = Path(folder)
     gate = folder_gate(folder)
     rows = read_rows(folder, configs)
     return score_joined(
-        join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch),
+        join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch, source=source),
         rows,
         gate,
         strict=strict,
@@ -156,4 +172,15 @@ def score_joined(
         "subset": subset,
         "bootstrap": {"seed": seed, "resamples": resamples, "unit": "object (screenshot for GUI suites)"},
     }
-    return ScoreReport(metrics, joined.kept, missing, joined.excluded, gate_record, settings, banners)
+    synthetic = sorted(set(scored_configs) & set(gate.synthetic_configs))
+    notice = synthetic_notice(synthetic)
+    if notice:
+        banners.insert(0, notice)
+    return ScoreReport(metrics, joined.kept, missing, joined.excluded, gate_record, settings, banners, synthetic)
+
+
+def check_resamples(resamples: int) -> None:
+    """A bootstrap needs at least one resample: fewer would silently drop every interval."""
+    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+        reason = f"expected at least 1 bootstrap resample, found {resamples!r}"
+        raise GroundBenchError("settings", "--resamples", reason)

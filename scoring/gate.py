@@ -31,6 +31,7 @@ class Gate:
     dataset_version: str | None
     manifest_sha256: dict[str, str] = field(default_factory=dict)  # config -> sha256 of its manifest
     package_version: str = __version__
+    synthetic_configs: tuple[str, ...] = ()  # the card's groundbench.synthetic_configs (embedded samples)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,10 +86,14 @@ def folder_gate(folder: Path) -> Gate:
         manifests[str(name)] = sha
     version = key.get("dataset_version")
     fmt = key.get("format_version")
+    synthetic = key.get("synthetic_configs") or []
+    if not isinstance(synthetic, list):
+        raise GroundBenchError(card, f"{CARD_KEY}.synthetic_configs", "expected a list of config names")
     return Gate(
         format_version=None if fmt is None else str(fmt),
         dataset_version=None if version is None else str(version),
         manifest_sha256=manifests,
+        synthetic_configs=tuple(sorted(str(name) for name in synthetic)),
     )
 
 

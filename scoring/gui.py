@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from groundbench.scoring.bootstrap import cluster_of, rate_interval
@@ -33,13 +34,16 @@ from groundbench.scoring.gui_rules import (
     judge,
     official_box,
     official_point,
+    read_box,
+    read_point,
 )
-from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer
+from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
 
 Row = Mapping[str, Any]
 DIAGNOSTIC_NOTE = "diagnostic only: strict answers' coordinates re-read in another frame; never the official figure"
 HEADLINE_NOTE = "official PointerBench rule on strictly parsed answers; missing and non-strict answers fail"
 POINTERBENCH_CONFIGS = ("gui_pro", "gui_sheets", "gui_text")  # the suites the mean of suites covers
+MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_suites
 
 
 def headline_record(answer: Answer) -> Mapping[str, Any] | None:
@@ -48,6 +52,19 @@ def headline_record(answer: Answer) -> Mapping[str, Any] | None:
 
 def lenient_record(answer: Answer) -> Mapping[str, Any] | None:
     return answer.record if answer.status in (STRICT, FIELDS, LENIENT) else None
+
+
+def official_answer(answer: Answer, row: Row) -> Answer:
+    """The answer's point or box as the official rule reads its record for this row (so a report's parsed
+    fields are what ``gui_success`` scored); a NaN or infinite number anywhere in it makes it unreadable."""
+    if answer.record is None:
+        return answer
+    unreadable = non_finite(answer.record)
+    if answer_type(row) == "box":
+        box, strings = read_box(answer.record)
+        return replace(answer, point=None, box=None if unreadable else box, from_strings=strings, unreadable=unreadable)
+    point, strings = read_point(answer.record)
+    return replace(answer, point=None if unreadable else point, box=None, from_strings=strings, unreadable=unreadable)
 
 
 def usable(record: Mapping[str, Any] | None, row: Row) -> bool:

@@ -21,6 +21,8 @@ What ``eval.py`` does with one prediction record (a JSON object) for one ground-
   (unless its key is one the point reader also reads: ``pred: [x0, y0, x1, y1]`` on a point row is
   the point ``(x0, y0)``).
 
+The ground-truth box is the one the source annotated (``target_box``), never the clamped drawing box.
+
 What we hand that rule is decided elsewhere (``scoring.gui``): the headline gives it the bare JSON
 object a response parses to strictly, and nothing otherwise.
 """
@@ -58,16 +60,28 @@ def _float(value: Any) -> float | None:
     return None
 
 
-def official_point(record: Mapping[str, Any]) -> tuple[float, float] | None:
+def read_point(record: Mapping[str, Any]) -> tuple[tuple[float, float] | None, bool]:
+    """(eval.py's point of the record, read from strings?). A NaN or infinite coordinate reads as no point:
+    eval.py would compare it and miss; here the answer is malformed, and the report stays strict JSON."""
     for key in POINT_KEYS:
         value = record.get(key)
         if isinstance(value, list | tuple) and len(value) >= 2:
-            x, y = _float(value[0]), _float(value[1])
-            return None if x is None or y is None else (x, y)
+            return _pair(value[0], value[1])
     if "x" in record and "y" in record:
-        x, y = _float(record["x"]), _float(record["y"])
-        return None if x is None or y is None else (x, y)
-    return None
+        return _pair(record["x"], record["y"])
+    return None, False
+
+
+def _pair(a: Any, b: Any) -> tuple[tuple[float, float] | None, bool]:
+    x, y = _float(a), _float(b)
+    strings = isinstance(a, str) or isinstance(b, str)
+    if x is None or y is None or not (math.isfinite(x) and math.isfinite(y)):
+        return None, strings
+    return (x, y), strings
+
+
+def official_point(record: Mapping[str, Any]) -> tuple[float, float] | None:
+    return read_point(record)[0]
 
 
 def _numbers(value: Any) -> list[float]:
@@ -84,20 +98,26 @@ def _sorted_box(values: Sequence[float]) -> tuple[float, float, float, float]:
     return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
 
 
-def official_box(record: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+def read_box(record: Mapping[str, Any]) -> tuple[tuple[float, float, float, float] | None, bool]:
+    """(eval.py's box of the record, read from a string?)."""
     for key in BOX_KEYS:
-        numbers = _numbers(record.get(key))
+        value = record.get(key)
+        numbers = _numbers(value)
         if len(numbers) >= 4:
-            return _sorted_box(numbers)
+            return _sorted_box(numbers), isinstance(value, str)
     if all(k in record for k in FLAT_BOX_KEYS):
         flat = [record[k] for k in FLAT_BOX_KEYS]
         # eval.py compares these values without converting them: only JSON numbers work there.
         if all(isinstance(v, bool | int | float) for v in flat):
-            return _sorted_box([float(v) for v in flat])
-        return None
+            return _sorted_box([float(v) for v in flat]), False
+        return None, False
     text = next((record[k] for k in TEXT_KEYS if record.get(k)), None)
     numbers = _numbers(text)
-    return _sorted_box(numbers) if len(numbers) >= 4 else None
+    return (_sorted_box(numbers), True) if len(numbers) >= 4 else (None, False)
+
+
+def official_box(record: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    return read_box(record)[0]
 
 
 def point_in_box(point: Sequence[float], box: Sequence[float]) -> bool:
@@ -134,6 +154,13 @@ def answer_type(row: Mapping[str, Any]) -> str:
 
 
 def target_box(row: Mapping[str, Any]) -> Sequence[float] | None:
+    """The box the official rule checks: the one the source annotated (``extras.gui.eval_bbox``, pixels, not
+    clamped), else the target part's box. A box running past the frame edge (ScreenSpot-Pro's
+    ``inventor_windows_60``, ``[135, -1, 151, 19]``) is scored as annotated, as the official scorers do;
+    the clamped ``parts.bbox_xyxy`` is for drawing and geometry."""
+    annotated = ((row.get("extras") or {}).get("gui") or {}).get("eval_bbox")
+    if annotated is not None and len(annotated) == 4:
+        return annotated
     part = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), None)
     return None if part is None else part["bbox_xyxy"]
 

@@ -1,11 +1,12 @@
 """The paper's metrics (sections 3.1 and 3.3-3.6), per prediction and per (model, config, stratum, condition).
 
 Pure functions: rows and parsed answers in, metric entries out. Every entry carries its ``n``, and
-the baselines of the same rows are printed in the same entry (majority; text-only blind bound,
-in-sample and leave-one-object-out, with its singleton keys and the paper's section 4.1 leakage
-flag; image-centre, object-centre and best constant answers at the same tau and in the target's
-region), so a result is never read without the trivial explanation it has to beat. The items of a
-group are every expected row (a row without a prediction is a ``missing`` answer: a failure), and
+the baselines of the same rows are printed in the same entry (majority; the text-only blind bound,
+in-sample, never below the majority, with the leave-one-object-out estimate beside it, its singleton
+keys and the paper's section 4.1 leakage flag; image-centre, object-centre and best constant answers
+at the same tau and in the target's region), so a result is never read without the trivial
+explanation it has to beat. The items of a group are every expected row (a row without a prediction
+is a ``missing`` answer: a failure), and
 every rate carries a seeded bootstrap interval resampled by object (``scoring.bootstrap``).
 
 Part selection. A prediction selects a part by name (``part`` equal to a part id, else to a part
@@ -62,7 +63,7 @@ from groundbench.scoring.baselines import (
     blind_bound,
     category_leakage,
     localization_tau,
-    loo_blind_bound,
+    loo_blind_estimate,
     majority,
     object_centre,
     point_in_box,
@@ -72,7 +73,7 @@ from groundbench.scoring.baselines import (
     target_point,
 )
 from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
-from groundbench.scoring.gui import POINTERBENCH_CONFIGS, gui_metrics, headline_record
+from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS, gui_metrics, headline_record
 from groundbench.scoring.gui_rules import judge
 from groundbench.scoring.localization import (
     best_constant_at_tau,
@@ -293,6 +294,13 @@ def _parse_counts(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict
         _entry(head, "malformed_rate", statuses.count(MALFORMED), n),
         _entry(head, "missing_rate", statuses.count(MISSING), n, note="expected rows without a prediction (failures)"),
         _entry(head, "out_of_vocabulary_rate", sum(s.answer.out_of_vocabulary for s in items), n),
+        _entry(
+            head,
+            "string_numbers_rate",
+            sum(s.answer.from_strings for s in items),
+            n,
+            note='answers whose point or box was read from strings ("point": ["142.5", "166.5"] or "[170, 50]")',
+        ),
     ]
 
 
@@ -471,12 +479,12 @@ def group_metrics(
     keys = supplied_keys(condition)
     _, maj_count, n = majority(r["target_action"] for r in rows)
     bound_count, _ = blind_bound(rows, keys)
-    loo_count, _ = loo_blind_bound(rows, keys)
+    loo_count, _ = loo_blind_estimate(rows, keys)
     singletons, distinct = singleton_keys(rows, keys)
     columns = {
         "baseline_majority": rate(maj_count, n),
         "blind_bound": rate(bound_count, n),
-        "blind_bound_loo": rate(loo_count, n),
+        "blind_estimate_loo": rate(loo_count, n),
         "singleton_keys": f"{singletons}/{distinct}",
         "leakage": category_leakage(rows, condition),
     }
@@ -537,7 +545,7 @@ def score(items: Sequence[Scored], seed: int = 0, resamples: int = 1000, subset:
             if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:
                 suites[model].append((config, m["value"]))
     for model, values in sorted(suites.items()):
-        head = {"model": model, "config": "PointerBench suites", "stratum": "suite", "condition": GUI}
+        head = {"model": model, "config": MEAN_OF_SUITES, "stratum": "suite", "condition": GUI}
         out.append(
             _entry(
                 head,

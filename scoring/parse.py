@@ -4,11 +4,18 @@
   every prompt asks for) whose fields give this row's answer (:func:`settle`);
 - lenient: a JSON object inside a code fence, or the first JSON object embedded in prose (never
   tried under ``strict=True``: seed 001's gate, strict JSON only, no fallback extraction);
-- malformed: neither, or an object without a usable answer for the row (``{"answer": "top left"}``);
-  the answer is a failure (no part, action ``none``, no point, no box);
+- malformed: neither, or an object without a usable answer for the row (``{"answer": "top left"}``),
+  or one whose point or box cannot be read (``"point": "top left"``, a NaN or Infinity coordinate):
+  the answer is a failure (no part, action ``none``, no point, no box), never a strict answer with
+  a null point; a line whose ``response`` is null (what a failed API call writes) is malformed too;
 - fields: the prediction line carried parsed fields and no raw response: its own status, never
   counted as strict;
 - missing: no prediction for a row that was expected (a failure, as PointerBench counts it).
+
+Coordinates are read the way the GUI rule reads them (``scoring.gui_rules``): numbers, or numbers
+inside strings (``"point": ["142.5", "166.5"]``, ``"point": "[170, 50]"``, ``"box": "10 20 30 40"``);
+the first two (point) or four (box) are taken. An answer read from strings is counted as such
+(``string_numbers_rate``), beside the strict and lenient counts.
 
 Both paths are counted per model and condition (paper section 5: one model's numbers used a
 recovery path the others never touched). The raw response is always kept beside the parse.
@@ -25,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from groundbench.schemas.vocab import NO_ACTION, normalize_action
+from groundbench.scoring.gui_rules import NUMBER_IN_TEXT
 
 STRICT = "strict"
 LENIENT = "lenient"
@@ -46,6 +54,8 @@ class Answer:
     box: tuple[float, float, float, float] | None = None
     text: str | None = None
     record: Mapping[str, Any] | None = field(default=None, compare=False)  # the JSON object it was read from
+    from_strings: bool = False  # a coordinate was read from a string ("142.5", "[170, 50]")
+    unreadable: bool = False  # a point or box was given but cannot be read (settle makes it malformed)
 
     @property
     def out_of_vocabulary(self) -> bool:
@@ -62,12 +72,57 @@ class Answer:
         return None
 
 
-def _numbers(value: Any, length: int) -> tuple[float, ...] | None:
-    if not isinstance(value, list | tuple) or len(value) != length:
+def _number(value: Any) -> float | None:
+    """A JSON number or a string holding one, as a finite float; None otherwise (booleans are no numbers)."""
+    if isinstance(value, bool):
         return None
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value):
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return None
+    else:
         return None
-    return tuple(float(v) for v in value)
+    return number if math.isfinite(number) else None
+
+
+def read_numbers(value: Any, length: int) -> tuple[tuple[float, ...] | None, bool]:
+    """(the first ``length`` coordinates of a point or box, read from strings?): a list of at least
+    ``length`` numbers or numeric strings, or a string with at least ``length`` numbers in it."""
+    if isinstance(value, str):
+        found = [float(x) for x in NUMBER_IN_TEXT.findall(value)]
+        return (tuple(found[:length]), True) if len(found) >= length else (None, True)
+    if not isinstance(value, list | tuple) or len(value) < length:
+        return None, False
+    numbers = [_number(v) for v in value[:length]]
+    strings = any(isinstance(v, str) for v in value[:length])
+    if any(n is None for n in numbers):
+        return None, strings
+    return tuple(n for n in numbers if n is not None), strings
+
+
+def non_finite(value: Any) -> bool:
+    """Does a JSON value hold NaN or an infinity anywhere (Python's json reads those bare tokens)?"""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(non_finite(v) for v in value)
+    return False
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every NaN or infinity replaced by null, so the report is strict JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite_json(v) for v in value]
+    return value
 
 
 def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
@@ -75,8 +130,10 @@ def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
     part = fields.get("part")
     action = fields.get("action")
     action_raw = action if isinstance(action, str) else None if action is None else str(action)
-    point = _numbers(fields.get("point"), 2)
-    box = _numbers(fields.get("box", fields.get("bbox")), 4)
+    raw_point, raw_box = fields.get("point"), fields.get("box", fields.get("bbox"))
+    point, point_strings = read_numbers(raw_point, 2)
+    box, box_strings = read_numbers(raw_box, 4)
+    unreadable = (raw_point is not None and point is None) or (raw_box is not None and box is None)
     text = fields.get("text")
     return Answer(
         status=status,
@@ -87,6 +144,8 @@ def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
         box=None if box is None else (box[0], box[1], box[2], box[3]),
         text=text if isinstance(text, str) else None,
         record=fields,
+        from_strings=(point is not None and point_strings) or (box is not None and box_strings),
+        unreadable=unreadable or non_finite(fields),
     )
 
 
@@ -138,7 +197,25 @@ def has_answer_fields(answer: Answer) -> bool:
 
 
 def settle(answer: Answer, usable: bool) -> Answer:
-    """A parsed object whose fields give no usable answer for its row is malformed, not strict/lenient."""
-    if answer.status in (STRICT, LENIENT) and not usable:
-        return replace(answer, status=MALFORMED, part=None, action=NO_ACTION, action_raw=None, point=None, box=None)
+    """A parsed object whose fields give no usable answer for its row, or a point or box that cannot be
+    read (parsed fields included), is malformed, not strict/lenient: a failure with nothing in it."""
+    if (answer.status in (STRICT, LENIENT) and not usable) or (answer.status in ANSWERED and answer.unreadable):
+        return malformed(answer)
     return answer
+
+
+ANSWERED = (STRICT, LENIENT, FIELDS)
+
+
+def malformed(answer: Answer) -> Answer:
+    """The failure a malformed answer scores as (its raw object kept as ``record`` for the report)."""
+    return replace(
+        answer,
+        status=MALFORMED,
+        part=None,
+        action=NO_ACTION,
+        action_raw=None,
+        point=None,
+        box=None,
+        from_strings=False,
+    )

@@ -9,14 +9,22 @@ free-form variant the prose is ``text``, else the raw response. Optional gate fi
 ``dataset_version``, ``manifest_sha256``, ``template_sha256`` (as every request line carries them)
 and ``image_sha256``.
 
-Predictions for excluded rows are counted, reported and ignored. Every valid, non-excluded row of a
-scored (model, config, condition) without a prediction is added as a ``missing`` answer (a
-failure), unless the caller scores a deliberate subset.
+``"response": null`` (what a failed API call writes) is a malformed answer: a failure, counted.
+The whole input is read before anything is scored: every bad line (not JSON, no model, an unknown
+example id or condition, a duplicate, a gate mismatch, a wrong type) is reported at once, the first
+20 listed and a count per kind, and nothing is scored; an empty input is an error too.
+
+The gate counts every line before anything is dropped. Predictions for excluded rows (GAPartNet
+re-asks that failed a check, ``exclusion_tags``) are gated, counted, reported and not scored; GUI
+rows are never excluded (each suite is scored on every row its source publishes). Every valid,
+non-excluded row of a scored (model, config, condition) without a prediction is added as a
+``missing`` answer (a failure), unless the caller scores a deliberate subset.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,17 +32,27 @@ from typing import Any
 
 from groundbench.core.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
-from groundbench.schemas.request_conditions import FREE_FORM, GUI, base_condition, is_known, row_allows
+from groundbench.schemas.request_conditions import (
+    BASE_CONDITIONS,
+    FREE_FORM,
+    GUI,
+    TEXT_ONLY_SUFFIX,
+    base_condition,
+    is_known,
+    row_allows,
+)
 from groundbench.scoring.gate import Gate, line_gate_fields, mismatches
-from groundbench.scoring.gui import usable
+from groundbench.scoring.gui import official_answer, usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import (
     FIELDS,
     FREE_TEXT,
+    MALFORMED,
     MISSING,
     Answer,
     answer_from_fields,
+    finite_json,
     has_answer_fields,
     parse_response,
     settle,
@@ -60,8 +78,15 @@ def read_rows(folder: Path, configs: list[str] | None = None) -> Rows:
     return rows
 
 
+class Unreadable:
+    """A line that is not one JSON value (reported with every other bad line, not on its own)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
 def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
-    """(where, parsed JSON value) per non-blank line of a predictions JSONL file."""
+    """(where, parsed JSON value, or :class:`Unreadable`) per non-blank line of a predictions JSONL file."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -73,30 +98,60 @@ def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
         try:
             yield where, json.loads(raw_line)
         except ValueError as exc:
-            raise GroundBenchError(where, "line", f"expected one JSON object ({exc})") from exc
+            yield where, Unreadable(f"expected one JSON object ({exc})")
 
 
-def _answer(line: Mapping[str, Any], condition: str, row: Mapping[str, Any], where: str, strict: bool) -> Answer:
+class BadLine(Exception):
+    """One problem of one prediction line: collected, never raised past :func:`join`."""
+
+    def __init__(self, kind: str, reason: str) -> None:
+        super().__init__(reason)
+        self.kind, self.reason = kind, reason
+
+
+SHOWN = 20  # bad lines listed in the error; the counts per kind cover the rest
+VALID_CONDITIONS = f"expected one of {', '.join(BASE_CONDITIONS)}, or a non-GUI one + '{TEXT_ONLY_SUFFIX}'"
+
+
+def bad_lines_error(source: str, total: int, problems: list[tuple[str, BadLine]]) -> GroundBenchError:
+    """Every bad line at once: a count per kind, then the first :data:`SHOWN` with where and why."""
+    kinds = Counter(problem.kind for _, problem in problems)
+    counts = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+    shown = [f"  {where}: {problem.kind}: {problem.reason}" for where, problem in problems[:SHOWN]]
+    more = [f"  ... and {len(problems) - SHOWN} more"] if len(problems) > SHOWN else []
+    head = f"{len(problems)} of {total} prediction lines are bad ({counts}); nothing was scored. First {len(shown)}:"
+    return GroundBenchError(source, "lines", "\n".join([head, *shown, *more]))
+
+
+def _answer(line: Mapping[str, Any], condition: str, row: Mapping[str, Any], strict: bool) -> Answer:
+    present = "response" in line
     response = line.get("response")
     if response is not None and not isinstance(response, str):
-        raise GroundBenchError(where, "response", "expected the raw response as a string")
+        raise BadLine("response", "expected the raw response as a string (or null for a failed request)")
     parsed = line.get("parsed")
     if parsed is not None and not isinstance(parsed, dict):
-        raise GroundBenchError(where, "parsed", "expected an object of answer fields")
+        raise BadLine("parsed", "expected an object of answer fields")
     fields = {**{k: line[k] for k in ANSWER_FIELDS if k in line}, **(parsed or {})}
     base = base_condition(condition)
     if base == FREE_FORM:
         text = fields.get("text", response)
-        if not isinstance(text, str):
-            raise GroundBenchError(where, "text", "a free-form prediction needs `text` or a raw `response`")
-        return Answer(status=FREE_TEXT, text=text)
+        if isinstance(text, str):
+            return Answer(status=FREE_TEXT, text=text)
+        if present and response is None:
+            return Answer(status=MALFORMED)  # a failed request: no prose, a failure
+        raise BadLine("text", "a free-form prediction needs `text` or a raw `response`")
     if response is not None:
         answer = parse_response(response, strict_only=strict)
     elif fields:
         answer = answer_from_fields(fields, FIELDS)
+    elif present:
+        return Answer(status=MALFORMED)  # "response": null, what a failed API call writes: a failure
     else:
-        raise GroundBenchError(where, "response", f"expected a raw `response` or parsed fields {list(ANSWER_FIELDS)}")
-    return settle(answer, usable(answer.record, row) if base == GUI else has_answer_fields(answer))
+        raise BadLine("response", f"expected a raw `response` or parsed fields {list(ANSWER_FIELDS)}")
+    if base == GUI:
+        answer = official_answer(answer, row)
+        return settle(answer, usable(answer.record, row))
+    return settle(answer, has_answer_fields(answer))
 
 
 @dataclass
@@ -105,66 +160,105 @@ class Joined:
 
     items: list[Scored] = field(default_factory=list)
     kept: list[dict[str, Any]] = field(default_factory=list)
-    excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (ignored)
-    lines: int = 0
-    gated_lines: int = 0  # lines carrying at least one gate field
+    excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (gated, not scored)
+    lines: int = 0  # every line read, before anything is dropped
+    gated_lines: int = 0  # lines carrying at least one gate field (counted over every line)
     mismatches: list[str] = field(default_factory=list)  # only when the override allowed them
     templates: dict[str, str] = field(default_factory=dict)  # condition -> template sha256 scored against
 
 
+def _identify(line: Any, rows: Rows) -> tuple[str, str, str]:
+    """(model, example_id, condition) of a line, or the first reason it names none of the dataset's."""
+    if isinstance(line, Unreadable):
+        raise BadLine("json", line.reason)
+    if not isinstance(line, Mapping):
+        raise BadLine("json", "expected one JSON object")
+    example_id, condition, model = line.get("example_id"), line.get("condition"), line.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise BadLine("model", "expected the model's name (a non-empty string) on every line")
+    if not isinstance(example_id, str) or example_id not in rows:
+        raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
+    if not isinstance(condition, str) or not is_known(condition):
+        raise BadLine("condition", f"unknown condition {condition!r}: {VALID_CONDITIONS}")
+    return model, example_id, condition
+
+
 def join(
-    lines: Iterable[tuple[str, Any]], rows: Rows, gate: Gate, *, strict: bool = False, allow_gate_mismatch: bool = False
+    lines: Iterable[tuple[str, Any]],
+    rows: Rows,
+    gate: Gate,
+    *,
+    strict: bool = False,
+    allow_gate_mismatch: bool = False,
+    source: str = "predictions",
 ) -> Joined:
+    """Every line joined to its row; every bad line of the whole input reported at once (exit 2), an
+    empty input refused."""
     out = Joined()
     seen: set[tuple[str, str, str]] = set()
+    problems: list[tuple[str, BadLine]] = []
     for where, line in lines:
         out.lines += 1
-        if not isinstance(line, Mapping):
-            raise GroundBenchError(where, "line", "expected one JSON object")
-        example_id, condition, model = line.get("example_id"), line.get("condition"), line.get("model")
-        if not isinstance(model, str) or not model.strip():
-            raise GroundBenchError(where, "model", "expected the model's name (a non-empty string) on every line")
-        if not isinstance(example_id, str) or example_id not in rows:
-            raise GroundBenchError(where, "example_id", f"expected an example id of the dataset, got {example_id!r}")
-        if not isinstance(condition, str) or not is_known(condition):
-            raise GroundBenchError(where, "condition", f"unknown condition {condition!r}")
-        key = (model, example_id, condition)
-        if key in seen:
-            raise GroundBenchError(where, "example_id", f"a second prediction for {key}")
-        seen.add(key)
-        config, row = rows[example_id]
-        if row.get("excluded"):
-            out.excluded.append({"model": model, "config": config, "condition": condition, "example_id": example_id})
-            continue
-        if not row_allows(row, condition):
-            raise GroundBenchError(where, "condition", f"{condition} is not valid for {example_id}")
-        carried = line_gate_fields(line)
-        template = out.templates.setdefault(condition, template_hash(condition))
-        if carried:
-            out.gated_lines += 1
-            wrong = mismatches(carried, gate, config, template, str(row["image_sha256"]))
-            if wrong and not allow_gate_mismatch:
-                raise GroundBenchError(where, "gate", "prediction does not match the data scored: " + "; ".join(wrong))
-            out.mismatches += [f"{where}: {w}" for w in wrong]
-        answer = _answer(line, condition, row, where, strict)
-        out.items.append(Scored(model=model, config=config, condition=condition, row=row, answer=answer))
-        record = answer.record if answer.status != FREE_TEXT else None
-        out.kept.append(
-            {
-                "model": model,
-                "example_id": example_id,
-                "condition": condition,
-                "response": line.get("response"),
-                "parse": answer.status,
-                "part": answer.part,
-                "action": answer.action,
-                "action_raw": answer.action_raw,
-                "point": None if answer.point is None else list(answer.point),
-                "box": None if answer.box is None else list(answer.box),
-                "record": None if record is None else dict(record),
-            }
-        )
+        try:
+            _join_line(out, where, line, rows, gate, seen, strict, allow_gate_mismatch)
+        except BadLine as problem:
+            problems.append((where, problem))
+    if problems:
+        raise bad_lines_error(source, out.lines, problems)
+    if not out.lines:
+        raise GroundBenchError(source, "lines", "expected at least one prediction line, found none (empty input)")
     return out
+
+
+def _join_line(
+    out: Joined,
+    where: str,
+    line: Any,
+    rows: Rows,
+    gate: Gate,
+    seen: set[tuple[str, str, str]],
+    strict: bool,
+    allow_gate_mismatch: bool,
+) -> None:
+    if isinstance(line, Mapping) and line_gate_fields(line):
+        out.gated_lines += 1  # counted before anything can drop the line
+    model, example_id, condition = _identify(line, rows)
+    key = (model, example_id, condition)
+    if key in seen:
+        raise BadLine("duplicate", f"a second prediction for {key}")
+    seen.add(key)
+    config, row = rows[example_id]
+    carried = line_gate_fields(line)
+    template = out.templates.setdefault(condition, template_hash(condition))
+    if carried:
+        wrong = mismatches(carried, gate, config, template, str(row["image_sha256"]))
+        if wrong and not allow_gate_mismatch:
+            raise BadLine("gate", "prediction does not match the data scored: " + "; ".join(wrong))
+        out.mismatches += [f"{where}: {w}" for w in wrong]
+    if row.get("excluded"):
+        out.excluded.append({"model": model, "config": config, "condition": condition, "example_id": example_id})
+        return
+    if not row_allows(row, condition):
+        raise BadLine("condition", f"{condition} is not valid for {example_id}")
+    answer = _answer(line, condition, row, strict)
+    out.items.append(Scored(model=model, config=config, condition=condition, row=row, answer=answer))
+    record = answer.record if answer.status != FREE_TEXT else None
+    out.kept.append(
+        {
+            "model": model,
+            "example_id": example_id,
+            "condition": condition,
+            "response": line.get("response"),
+            "parse": answer.status,
+            "part": answer.part,
+            "action": answer.action,
+            "action_raw": answer.action_raw,
+            "point": None if answer.point is None else list(answer.point),
+            "box": None if answer.box is None else list(answer.box),
+            "numbers_from_strings": answer.from_strings,
+            "record": None if record is None else finite_json(dict(record)),
+        }
+    )
 
 
 def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str, str]]]:

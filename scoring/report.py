@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from groundbench.core.atomic import write_text
+from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -27,7 +28,7 @@ COLUMNS: tuple[str, ...] = (
     "tau",
     "baseline_majority",
     "blind_bound",
-    "blind_bound_loo",
+    "blind_estimate_loo",
     "singleton_keys",
     "leakage",
     "baseline_image_center",
@@ -57,10 +58,11 @@ def beside(m: Mapping[str, Any]) -> str:
     if m.get("baseline_majority") is not None:
         parts.append(f"majority {_cell(m['baseline_majority'])}")
     if m.get("blind_bound") is not None:
-        parts.append(f"blind bound {_cell(m['blind_bound'])} (leave-one-object-out {_cell(m.get('blind_bound_loo'))}")
-        parts[-1] += f", singleton keys {_cell(m.get('singleton_keys'))})"
+        singletons = _cell(m.get("singleton_keys"))
+        parts.append(f"blind bound {_cell(m['blind_bound'])} (in-sample; singleton keys {singletons})")
+        parts.append(f"held-out estimate {_cell(m.get('blind_estimate_loo'))} (leave-one-object-out, not a bound)")
     if m.get("leakage"):
-        parts.append("LEAKAGE (the target category determines the action)")
+        parts.append("LEAKAGE (the supplied target category determines the action across objects)")
     if m.get("tau") is not None:
         parts.append(f"τ {_cell(m['tau'])}")
     if m.get("baseline_image_center") is not None:
@@ -112,17 +114,32 @@ def provenance_lines(gate: Mapping[str, Any]) -> list[str]:
 
 
 def write_json(path: Path, payload: Mapping[str, Any]) -> None:
-    write_text(path, json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    """Strict JSON: a NaN or infinity is refused here (the report replaces them with null before)."""
+    write_text(path, json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
 
 
 GATE_COLUMNS = ("dataset_version", "manifest_sha256", "template_sha256", "package_version")
+SYNTHETIC_COLUMN = "synthetic"  # True where the row's config was built from an embedded (synthetic) sample
 
 
-def write_csv(path: Path, metrics: Sequence[Mapping[str, Any]], gate: Mapping[str, Any] | None = None) -> None:
-    """One line per metric; the gate columns say what each line was scored against."""
+def is_synthetic(config: str, synthetic: Sequence[str]) -> bool:
+    """Is a metric row's config synthetic (the mean of suites: is any of its PointerBench suites)?"""
+    if config == MEAN_OF_SUITES:
+        return any(c in synthetic for c in POINTERBENCH_CONFIGS)
+    return config in synthetic
+
+
+def write_csv(
+    path: Path,
+    metrics: Sequence[Mapping[str, Any]],
+    gate: Mapping[str, Any] | None = None,
+    synthetic: Sequence[str] = (),
+) -> None:
+    """One line per metric; the gate columns say what each line was scored against, ``synthetic`` whether
+    its config is a synthetic sample (the card's ``groundbench.synthetic_configs``)."""
     gate = gate or {}
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=[*COLUMNS, *GATE_COLUMNS], lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=[*COLUMNS, *GATE_COLUMNS, SYNTHETIC_COLUMN], lineterminator="\n")
     writer.writeheader()
     for m in metrics:
         line = {c: "" if m.get(c) is None else m.get(c) for c in COLUMNS}
@@ -130,5 +147,6 @@ def write_csv(path: Path, metrics: Sequence[Mapping[str, Any]], gate: Mapping[st
         line["manifest_sha256"] = (gate.get("manifest_sha256") or {}).get(m["config"]) or ""
         line["template_sha256"] = (gate.get("template_sha256") or {}).get(m["condition"]) or ""
         line["package_version"] = gate.get("package_version") or ""
+        line[SYNTHETIC_COLUMN] = is_synthetic(str(m["config"]), synthetic)
         writer.writerow(line)
     write_text(path, buffer.getvalue())

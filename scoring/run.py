@@ -10,10 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
-from groundbench.scoring.api import score_file
+from groundbench.scoring.api import check_resamples, score_file
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
@@ -32,34 +33,42 @@ def run_score(
 ) -> int:
     report = score_file(predictions, folder=folder, **options)
     for banner in report.banners:
-        err.print(escape(banner), style="bold red" if "OVERRIDDEN" in banner or "NOT GATED" in banner else "bold")
+        loud = any(word in banner for word in ("OVERRIDDEN", "NOT GATED", "SYNTHETIC"))
+        err.print(escape(banner), style="bold red" if loud else "bold")
     for line in provenance_lines(report.gate):
         out.print(escape(line))
     out.print(terminal_table(report.metrics))
     if outputs.get("json") is not None:
         write_json(outputs["json"], report.to_dict())  # type: ignore[arg-type]
     if outputs.get("csv") is not None:
-        write_csv(outputs["csv"], report.metrics, report.gate)  # type: ignore[arg-type]
+        write_csv(outputs["csv"], report.metrics, report.gate, report.synthetic_configs)  # type: ignore[arg-type]
     if outputs.get("missing") is not None:
         text = "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing)
         write_text(outputs["missing"], text)  # type: ignore[arg-type]
     err.print(
         f"scored {len(report.predictions)} predictions ({len(report.missing)} expected rows missing, "
-        f"{len(report.excluded_predictions)} for excluded rows ignored) into {len(report.metrics)} metric rows"
+        f"{len(report.excluded_predictions)} for excluded rows not scored) into {len(report.metrics)} metric rows"
     )
+    if report.synthetic_configs:  # said last too: the line a reader of a long run sees
+        err.print(escape(f"SYNTHETIC: {', '.join(report.synthetic_configs)} are embedded samples, not the benchmark"))
     return 0
 
 
 def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_out: Path | None, out: Console) -> int:
+    check_resamples(resamples)
     gate = folder_gate(folder)
     rows = read_rows(folder)
     sides = []
     for path in (a, b):
-        joined = join(read_prediction_lines(path), rows, gate)
+        joined = join(read_prediction_lines(path), rows, gate, source=str(path))
         sides.append(expand(joined.items, rows)[0])
     entries = compare(sides[0], sides[1], seed, resamples)
     if not entries:
         raise GroundBenchError(b, "condition", f"no (config, condition) is scored by both {a.name} and {b.name}")
+    synthetic = sorted({e["config"] for e in entries} & set(gate.synthetic_configs))
+    notice = synthetic_notice(synthetic)
+    if notice:
+        out.print(escape(notice), style="bold red")
     table = Table(title=escape(f"paired difference A - B (A = {a.name}, B = {b.name}); 95% CI resampled by object"))
     for column in ("config / condition", "metric", "n", "A", "B", "A - B", "95% CI"):
         table.add_column(column)
@@ -87,6 +96,8 @@ def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_
             "seed": seed,
             "resamples": resamples,
             "differences": entries,
+            "synthetic_configs": synthetic,
+            "notice": notice or None,
         }
         write_json(json_out, payload)
     return 0

@@ -212,7 +212,11 @@ def _constant_checks(
     check.equal(where, m, "action_accuracy", "value", count / n)
     check.equal(where, m, "action_accuracy", "baseline_majority", count / n)
     entry = _find(m, "action_accuracy")
-    for baseline, field in (("majority_action", "baseline_majority"), ("text_only_blind_bound", "blind_bound")):
+    for baseline, field in (
+        ("majority_action", "baseline_majority"),
+        ("text_only_blind_bound", "blind_bound"),
+        ("text_only_blind_estimate_loo", "blind_estimate_loo"),
+    ):
         expected = _config_value(config, stratum, condition, baseline, baselines)
         if expected is not None and entry is not None and entry[field] != expected:
             check.deviations.append(f"{config} {where}: {field} {entry[field]!r} != baselines config {expected!r}")

@@ -320,7 +320,7 @@ def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
         m = b["majority_action"]
         assert majority == f"{_cell(m['value'])} ({m['detail']})"
         assert bound == _cell(b["text_only_blind_bound"]["value"])
-        assert loo == _cell(b["text_only_blind_bound_loo"]["value"])
+        assert loo == _cell(b["text_only_blind_estimate_loo"]["value"])
         assert singletons == b["singleton_keys"]["detail"]
         assert leakage == ("**yes**" if b["text_only_blind_bound"]["leakage"] else "no")
         assert tau == _cell(b["localization_tau"]["value"])

@@ -113,13 +113,19 @@ def test_pointerbench_without_pro_marks_gui_pro_absent(pointerbench: Path, tmp_p
     assert "pointerbench-pro" in (tmp_path / "out" / "gui_pro" / "ABSENT").read_text()
 
 
-def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
+def screenspot_v2_root(tmp_path: Path) -> Path:
+    """The real ScreenSpot-v2 annotation files (GUI-Actor's copy) with blank screenshots of the recorded sizes."""
     root = tmp_path / "v2"
     root.mkdir()
     for path in sorted((FIXTURES / "gui-actor").glob("*.json")):
         shutil.copy(path, root)
         for record in json.loads(path.read_text(encoding="utf-8")):
             (root / record["img_filename"]).write_bytes(blank_png(tuple(record["img_size"])))
+    return root
+
+
+def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
+    root = screenspot_v2_root(tmp_path)
     counts = convert_screenspot(root, tmp_path / "out", "screenspot_v2", "gui_screenspot_v2", GUI, SHARDS, False)
     assert counts == {"gui_screenspot_v2": 1272}
     rows = _rows(tmp_path / "out" / "gui_screenspot_v2")
@@ -127,9 +133,12 @@ def test_screenspot_v2_gui_actor_variant(tmp_path: Path) -> None:
     assert Counter(r["extras"]["gui"]["split"] for r in rows) == {"desktop": 334, "mobile": 501, "web": 437}
     shop = [r for r in rows if r["extras"]["gui"]["platform"] == "shop" and r["extras"]["gui"]["split"] != "web"]
     assert len(shop) == 80
-    clamped = [r for r in rows if r["excluded"]]
-    assert [r["extras"]["gui"]["file_name"] for r in clamped] == ["mobile_02e9bl.jpg"] or len(clamped) == 1
-    assert clamped[0]["exclusion_tags"] == ["box_clamped"] and clamped[0]["parts"][0]["bbox_xyxy"][2] == 2360
+    # the one box past its frame (x1 2361 on a 2360-wide image) is drawn clamped, flagged, and kept for scoring
+    # against the box as annotated (ScreenSpot's scorer counts every row)
+    assert not any(r["excluded"] for r in rows)
+    clamped = [r for r in rows if "box_clamped" in r["flags"]]
+    assert [r["extras"]["gui"]["file_name"] for r in clamped] == ["mobile_02e9bl.png"]
+    assert clamped[0]["parts"][0]["bbox_xyxy"][2] == 2360 and clamped[0]["extras"]["gui"]["eval_bbox"][2] == 2361
     assert any(r["extras"]["gui"]["file_name"].endswith(".jpg") for r in rows)
 
 
@@ -205,12 +214,14 @@ def _pro(bbox: list, **extra: object) -> dict:
     }
 
 
-def test_negative_coordinate_is_clamped_and_tagged(tmp_path: Path) -> None:
+def test_negative_coordinate_is_clamped_for_drawing_and_kept_as_annotated(tmp_path: Path) -> None:
     root = _pro_root(tmp_path, [_pro([135, -1, 151, 19])])  # the real inventor_windows_60 box
     convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
     (row,) = _rows(tmp_path / "out" / "gui_screenspot_pro")
-    assert row["parts"][0]["bbox_xyxy"] == [135, 0, 151, 19] and row["exclusion_tags"] == ["box_clamped"]
+    assert row["parts"][0]["bbox_xyxy"] == [135, 0, 151, 19] and row["flags"] == ["box_clamped"]
+    assert row["exclusion_tags"] == [] and not row["excluded"]  # a flag, never an exclusion
     assert row["extras"]["gui"]["raw_bbox"] == [135, -1, 151, 19]
+    assert row["extras"]["gui"]["eval_bbox"] == [135, -1, 151, 19]  # what the official rule checks
 
 
 def test_fractional_box_is_detected_and_converted(tmp_path: Path) -> None:

@@ -219,7 +219,7 @@ def convert_gui_folder(root: Path, out: Path, source: str) -> str:
     else:
         config = GUI_CONFIG[source]
         counts = convert_screenspot(root, out, source, config, params.gui, params.shards, progress=False)
-    excluded = 0
+    excluded = clamped = 0
     for config in counts:
         table = read_table(out / config)
         try:
@@ -228,7 +228,10 @@ def convert_gui_folder(root: Path, out: Path, source: str) -> str:
         except GroundBenchError as exc:  # the converter wrote a row that bake would refuse: a bug
             raise AssertionError(f"converter wrote an invalid row: {exc}") from exc
         excluded += sum(table.column("excluded").to_pylist())
-    return "parsed, rows kept excluded" if excluded else "parsed"
+        clamped += sum("box_clamped" in flags for flags in table.column("flags").to_pylist())
+    if excluded:
+        return "parsed, rows kept excluded"
+    return "parsed, rows flagged box_clamped" if clamped else "parsed"  # drawn clamped, scored as annotated
 
 
 def _gui_case(base: Path, fmt: GuiFormat, data: bytes, counter: Iterator[int], input_class: str) -> None:

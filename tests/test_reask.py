@@ -409,6 +409,63 @@ def test_a_pair_dropped_from_the_pool_file_stops_the_build_naming_it(
         path.write_text(original)
 
 
+def test_a_pool_draft_lists_every_mined_pair_and_the_build_refuses_it_until_reviewed(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pool for other sources starts from a draft: the mined pool in the audit file's format, reasons empty."""
+    from groundbench.converters.gapartnet.pool import read_pool
+
+    before = _contrast_outputs(project)
+    draft = tmp_path / "draft.yaml"
+    assert run_cli(project, "derive", "contrast", "--quiet", "--write-pool-draft", str(draft)) == 0
+    assert _contrast_outputs(project) == before  # the reviewed pool still matches: the same outputs
+    entries = read_pool(draft)  # the audit file's own format and validation
+    kept = [r for r in _rows(project, "contrast_gapartnet") if not r["excluded"]]
+    assert set(entries) == {r["extras"]["reask"]["pair_id"] for r in kept} and len(entries) == 18
+    assert all(entry.reason == "" for entry in entries.values())
+    text = draft.read_text()
+    for row in kept:  # the comment above each pair names its row (for preview), both parts and the image
+        comment = next(line for line in text.splitlines() if line.startswith(f"  # {row['example_id']}: "))
+        assert row["extras"]["reask"]["image_origin"] in comment and row["target_action"] in comment
+    # pointed at as the pool, the draft is refused, naming the unreviewed pairs, and the outputs stay
+    path = project / "data" / "audits" / "contrast_pool.yaml"
+    original = path.read_text()
+    try:
+        path.write_text(text)
+        capsys.readouterr()
+        assert run_cli(project, "derive", "contrast", "--quiet") != 0
+        err = capsys.readouterr().err
+        assert "contrast_pool.yaml: reason: 18 of 18 pairs have an empty reason (not reviewed yet)" in err
+        assert "? 900006/link_0->link_1 (no reason)" in err
+        assert _contrast_outputs(project) == before
+        # reviewed: every reason written, the build takes it
+        path.write_text(text.replace('reason: ""', 'reason: "drawn and checked"'))
+        assert run_cli(project, "derive", "contrast", "--quiet") == 0
+        assert _contrast_outputs(project) == before
+        # a draft never overwrites the reviewed pool file itself
+        assert run_cli(project, "derive", "contrast", "--quiet", "--write-pool-draft", str(path)) == 2
+        assert "is the reviewed pool file contrast.pool names" in capsys.readouterr().err
+    finally:
+        path.write_text(original)
+    assert run_cli(project, "derive", "counterfactual", "--quiet", "--write-pool-draft", str(draft)) == 2
+    assert "only the contrast construction has a pool" in capsys.readouterr().err
+
+
+def test_a_pool_that_differs_still_gets_its_draft(project: Path, tmp_path: Path) -> None:
+    """The draft is written before the pool check: a build from other sources gets its starting point."""
+    path = project / "data" / "audits" / "contrast_pool.yaml"
+    original = path.read_text()
+    raw = yaml.safe_load(original)
+    raw["pairs"] = raw["pairs"][:2]
+    draft = tmp_path / "draft.yaml"
+    try:
+        path.write_text(yaml.safe_dump(raw))
+        assert run_cli(project, "derive", "contrast", "--quiet", "--write-pool-draft", str(draft)) != 0
+    finally:
+        path.write_text(original)
+    assert len(yaml.safe_load(draft.read_text())["pairs"]) == 18
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

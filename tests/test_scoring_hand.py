@@ -399,7 +399,12 @@ def test_parse_strict_lenient_malformed_and_vocabulary() -> None:
     oov = parse_response('{"action": "Twist"}')
     assert oov.action == "none" and oov.out_of_vocabulary
     assert parse_response('{"action": "Lift_Vertical"}').action == "lift-vertical"
-    assert parse_response('{"point": [1, "2"]}').point is None  # malformed fields are simply absent
+    # numbers inside strings are read, as the GUI rule reads them, and counted as such
+    mixed = parse_response('{"point": [1, "2"]}')
+    assert (mixed.status, mixed.point, mixed.from_strings) == (STRICT, (1.0, 2.0), True)
+    # a point that cannot be read makes the answer malformed (a failure), never strict with a null point
+    unreadable = parse_response('{"action": "push", "point": "top left"}')
+    assert unreadable.unreadable and settle(unreadable, has_answer_fields(unreadable)).status == MALFORMED
     # --strict (seed 001's gate): no lenient recovery at all
     assert parse_response('```json\n{"action": "push"}\n```', strict_only=True).status == MALFORMED
     assert parse_response(' {"action": "push"} ', strict_only=True).status == STRICT

@@ -67,7 +67,7 @@ from groundbench.converters.gapartnet.layout import (
     find_views,
 )
 from groundbench.converters.gapartnet.mechanics import mechanics_of
-from groundbench.converters.gapartnet.pool import check_pool
+from groundbench.converters.gapartnet.pool import check_pool, write_pool_draft
 from groundbench.converters.gapartnet.reask import (
     BOX_PROJECTION_MISMATCH,
     CLOSED_POSE_AMBIGUOUS,
@@ -538,6 +538,8 @@ class ContrastSource(Source[MineTask, MineResult]):
             )
         self.light: list[dict[str, Any]] = []
         self.mined_pool: list[str] = []  # pair ids of the rows not excluded
+        self.pool_notes: list[tuple[str, str]] = []  # (pair id, what the miner found) for a pool draft
+        self.pool_draft: Path | None = None  # --write-pool-draft: write the mined pool here, reasons empty
         self.search: dict[str, dict[str, Any]] = {s: {"objects": 0, "qualifying": {}} for s in ("bulk", "raw")}
         self.summary: dict[str, Any] = {}
 
@@ -559,9 +561,13 @@ class ContrastSource(Source[MineTask, MineResult]):
             self.light.append(light(record))
             if not record["excluded"]:
                 self.mined_pool.append(record["extras"]["reask"]["pair_id"])
+                self.pool_notes.append((record["extras"]["reask"]["pair_id"], pair_note(record)))
         return [Emit(CONFIG, result.rows, result.manifest.values())]
 
     def finalize(self, output: Output) -> Iterable[Emit]:
+        if self.pool_draft is not None:  # before the check: a draft is what a pool that differs needs
+            write_pool_draft(self.pool_draft, self.pool_notes, self.pool)
+            sys.stderr.write(f"pool draft: {len(self.pool_notes)} pairs, reasons empty -> {self.pool_draft}\n")
         if self.pool is not None:  # raising here leaves the previous outputs in place (the runner's atomic folder)
             check_pool(self.pool, self.mined_pool)
         summary = summarize_reask(self.light, CONSTRUCTION)
@@ -579,6 +585,19 @@ class ContrastSource(Source[MineTask, MineResult]):
                 f"two or more actions ({', '.join(group['qualifying']) or 'none'})\n"
             )
         sys.stderr.write(format_reask(self.summary) + "\n")
+
+
+def pair_note(record: dict[str, Any]) -> str:
+    """What a reviewer of a mined pair needs first: the row, its two parts with their actions, the image."""
+    parts = {p["part_id"]: p for p in record["parts"]}
+    original = parts.get(record["original_target_part_id"]) or {}
+    requested = parts.get(record["target_part_id"]) or {}
+    reask = record["extras"]["reask"]
+    return (
+        f"{record['example_id']}: {record['object_category']}: {original.get('category')} "
+        f"({original.get('action')}) asked about the {requested.get('category')} ({requested.get('action')}); "
+        f"image {reask['image_origin']}"
+    )
 
 
 def mine_contrast(

@@ -6,13 +6,21 @@ any pair mined into the pool (a row not excluded) that the file lacks, or listed
 not mined, stops the build with the difference, until the file is updated on purpose. So a
 converter change cannot move an object in or out of the pool unnoticed, and bulk objects enter it
 only through the file.
+
+A pool for other sources starts from a draft: ``groundbench derive contrast --write-pool-draft FILE``
+writes every mined pair in this file's format with an empty reason (and a comment saying what the
+miner found). The build refuses a pool file in which any reason is empty, naming the pairs, so each
+pair counts only once a maintainer has looked at it and written what they checked.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import ContrastPoolFile, load_file
 
@@ -49,7 +57,8 @@ def _named(pairs: list[str], sign: str, why: str) -> list[str]:
 
 
 def check_pool(path: Path, mined: list[str]) -> dict[str, PoolEntry]:
-    """The frozen pool, after checking that the mined pool equals it; else one error with the diff."""
+    """The frozen pool, after checking that the mined pool equals it and that every pair has a reviewer's
+    reason; else one error with the diff, or with the pairs still unreviewed."""
     frozen = read_pool(path)
     added, missing = pool_difference(mined, frozen)
     if added or missing:
@@ -61,4 +70,43 @@ def check_pool(path: Path, mined: list[str]) -> dict[str, PoolEntry]:
             + "; ".join(diff)
             + ". Review those pairs and update the file on purpose.",
         )
+    unreviewed = sorted(pair for pair, entry in frozen.items() if not entry.reason)
+    if unreviewed:
+        raise GroundBenchError(
+            path,
+            "reason",
+            f"{len(unreviewed)} of {len(frozen)} pairs have an empty reason (not reviewed yet): "
+            + "; ".join(_named(unreviewed, "?", "no reason"))
+            + ". Look at each pair (groundbench preview contrast_gapartnet <example id>) and write what you checked.",
+        )
     return frozen
+
+
+DRAFT_HEADER = """\
+# contrast_gapartnet's evaluation pool: a DRAFT written by `groundbench derive contrast --write-pool-draft`.
+# Every pair the miner keeps (rows not excluded) is listed with an EMPTY reason, and the build refuses a
+# pool file with an empty reason. Review each pair before it counts: draw it (groundbench preview
+# contrast_gapartnet <example id>, the id in the comment above the pair), check that the requested part is
+# visible and its box sits on it, and write what you checked as the reason. Then point params.yaml
+# contrast.pool at this file. The build compares the file with what it mines, so a pair that fails review
+# cannot be dropped from this file alone: the miner's checks or the source have to change.
+#   pair    <object>/<original part>-><requested part> (extras.reask.pair_id)
+#   reason  what the reviewer checked
+"""
+
+
+def draft_text(pairs: Sequence[tuple[str, str]]) -> str:
+    """The pool file's format for (pair id, what the miner found) pairs, each reason empty; sorted by pair."""
+    lines = [DRAFT_HEADER + "pairs:"]
+    for pair, note in sorted(pairs):
+        lines += [f"  # {' '.join(note.split())}", f"  - pair: {json.dumps(pair)}", '    reason: ""']
+    return "\n".join(lines) + ("\n" if pairs else " []\n")
+
+
+def write_pool_draft(path: Path, pairs: Sequence[tuple[str, str]], pool: Path | None) -> None:
+    """Write the draft (atomically); never over the configured pool file, whose reasons were reviewed."""
+    if pool is not None and path.resolve() == pool.resolve():
+        raise GroundBenchError(
+            path, "--write-pool-draft", "is the reviewed pool file contrast.pool names: choose another file"
+        )
+    write_text(path, draft_text(pairs))

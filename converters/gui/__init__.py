@@ -2,4 +2,4 @@
 deterministic generator of PointerBench-format suites (``generate``)."""
 
 CONVERTER = "groundbench.converters.gui"
-CONVERTER_VERSION = "1"
+CONVERTER_VERSION = "2"  # 2: the annotated box in extras.gui.eval_bbox; box_clamped a flag

@@ -4,6 +4,8 @@ Sources write boxes as corners (xyxy) or corner + size (xywh), in pixels or as 0
 image. Fractions are detected (every value in [0, 1] and at least one not a whole number: a pixel
 box such as [0, 0, 1, 1] stays in pixels), converted and noted. Boxes that leave the image are
 clamped to it and noted; a box with no area (before or after clamping) is an error naming the row.
+The clamped box is for drawing and geometry; the box as annotated (in pixels, not clamped) is kept
+beside it, because every official GUI scorer checks answers against the annotated box.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ Box = tuple[float, float, float, float]
 
 @dataclass(frozen=True)
 class PixelBox:
-    box: Box  # xyxy pixels, inside the image
+    box: Box  # xyxy pixels, inside the image (clamped): drawing and geometry
+    annotated: Box  # xyxy pixels as the source annotated it, not clamped: what official scorers check
     box_format: str  # how the source wrote it: xyxy, xywh, normalized_xyxy, normalized_xywh
     notes: tuple[str, ...]  # "normalized", "clamped"
 
@@ -83,7 +86,7 @@ def to_pixels(raw: Box, corners: bool, width: int, height: int, where: str, fiel
                 where, field, f"box {list(raw)} lies outside the {width}x{height} image: nothing left after clamping"
             )
     fmt = ("normalized_" if normalized else "") + ("xyxy" if corners else "xywh")
-    return PixelBox(box=clamped, box_format=fmt, notes=tuple(notes))
+    return PixelBox(box=clamped, annotated=(x0, y0, x1, y1), box_format=fmt, notes=tuple(notes))
 
 
 def centre(box: Box) -> tuple[float, float]:

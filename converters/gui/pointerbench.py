@@ -145,7 +145,6 @@ def parse(record: dict[str, Any], subset: str, annotation: str, line: int) -> So
             origin_file=strs["source_file"],
             layout_id=strs["layout_id"],
             eval_type=eval_type,
-            eval_bbox=list(eval_bbox),
             other_json=other_json(record, KNOWN | ({"eval"} if set(evaluation) <= EVAL_KEYS else set())),
             **{key: strs[key] for key in EXTRA_KEYS},
         ),

@@ -154,7 +154,9 @@ def build_record(
         seen.add(cand.part_id)
         cpoint = cand.point if cand.point is not None else centre(cand.box)
         parts.append(_part(cand.part_id, cand.category, cand.box, cpoint, row.exact))
-    tags = ["box_clamped"] if target.clamped else []
+    # Clamping is for drawing: the row is scored against the annotated box (extras.gui.eval_bbox), as the
+    # source's own scorer does, so a box past the frame edge is an informational flag, never an exclusion.
+    flags = ["box_clamped"] if target.clamped else []
     extras = dict(row.extras)
     extras.update(
         frame_width=width,
@@ -162,6 +164,7 @@ def build_record(
         raw_bbox=list(row.raw_box),
         box_format=target.box_format,
         box_notes=list(target.notes),
+        eval_bbox=list(target.annotated),
         reference_point=list(point),
     )
     return new_record(
@@ -183,8 +186,7 @@ def build_record(
         instruction=row.instruction,
         answer_type=row.answer_type,
         success_rule=success_rule(row),
-        exclusion_tags=tags,
-        excluded=bool(tags),
+        flags=flags,
         provenance={**provenance, "converter": CONVERTER, "converter_version": CONVERTER_VERSION},
         extras={"umd": None, "gui": gui_extras(**extras)},
     )

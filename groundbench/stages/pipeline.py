@@ -103,9 +103,14 @@ def build_source(root: Path, params: Params, info: SourceInfo) -> Source[Any, An
 
 
 def run_source(
-    root: Path, params: Params, info: SourceInfo, progress: bool = True
+    root: Path,
+    params: Params,
+    info: SourceInfo,
+    progress: bool = True,
+    prepare: Callable[[Source[Any, Any]], None] | None = None,
 ) -> tuple[dict[str, int], Source[Any, Any] | None]:
-    """Write ``data/interim/<its folder>/`` through the runner; a null source marks its configs absent."""
+    """Write ``data/interim/<its folder>/`` through the runner; a null source marks its configs absent.
+    ``prepare`` adjusts the source before it runs (``derive contrast --write-pool-draft``)."""
     out = root / INTERIM / info.interim_folder
     if source_root(root, params, info.reads_from) is None:
         # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
@@ -115,6 +120,8 @@ def run_source(
         return {}, None
     params, mirrors = localise_sources(params)
     source = build_source(root, params, info)
+    if prepare is not None:
+        prepare(source)
     # The rows leave the converter's writer baked, so `groundbench bake` links the files instead of copying.
     return run(source, out, params.shards, progress, map_engine(params, mirrors), bake_row_baselines), source
 
@@ -139,12 +146,22 @@ def run_convert(root: Path, params: Params, source: str, progress: bool = True) 
 DERIVED = sorted(name for name, info in SOURCES.items() if info.derived)
 
 
-def run_derive(root: Path, params: Params, construction: str, progress: bool = True) -> dict[str, Any]:
-    """Build a derived config's rows (re-asks); returns its summary, empty when its source is null."""
+def run_derive(
+    root: Path, params: Params, construction: str, progress: bool = True, pool_draft: Path | None = None
+) -> dict[str, Any]:
+    """Build a derived config's rows (re-asks); returns its summary, empty when its source is null.
+    ``pool_draft``: contrast only, also write the mined pool there in the pool file's format, reasons empty
+    (before the pool check, so a pool that differs gets its starting point)."""
     info = SOURCES.get(construction)
     if info is None or not info.derived:
         raise GroundBenchError("command line", "construction", f"expected one of {DERIVED}")
-    _, source = run_source(root, params, info, progress)
+    if pool_draft is not None and construction != "contrast":
+        raise GroundBenchError("command line", "--write-pool-draft", "only the contrast construction has a pool")
+
+    def prepare(source: Source[Any, Any]) -> None:
+        source.pool_draft = pool_draft  # type: ignore[attr-defined]  # ContrastSource (checked above)
+
+    _, source = run_source(root, params, info, progress, prepare if pool_draft is not None else None)
     return {} if source is None else dict(source.summary)
 
 
