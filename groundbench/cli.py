@@ -789,6 +789,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    from groundbench.results.cli import register_plot, register_results, register_table
+
+    register_table(sub)
+    register_plot(sub)
+    register_results(sub)
     p = add(
         "eval",
         cmd_eval,
