@@ -17,8 +17,9 @@ from rich.markup import escape
 
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
-from groundbench.results.hub import EVAL_YAML, Export, declared_tasks, export_entries
+from groundbench.results.hub import Export, export_entries
 from groundbench.results.runs import Run, gate_differences, load_run
+from groundbench.results.tasks import EVAL_YAML, declared_tasks
 from groundbench.scoring.gate import folder_gate
 
 REPO_ID_HELP = "expected ORG/NAME"

@@ -1,98 +1,28 @@
-"""Hugging Face Hub eval results: the benchmark's ``eval.yaml`` and a model's ``.eval_results/*.yaml`` entries.
+"""A model's Hugging Face Hub eval results: ``.eval_results/*.yaml`` entries from a score report.
 
-The Hub's format (hub-docs ``docs/hub/eval-results.md`` and ``eval_results.yaml``):
-
-- a benchmark dataset declares its tasks in ``eval.yaml`` at the repository root: ``name``,
-  ``description``, ``evaluation_framework`` (one framework per benchmark, from the list the Hub keeps
-  in huggingface.js ``packages/tasks/src/eval.ts``) and ``tasks`` (each an ``id``, optionally the dataset
-  ``config`` and ``split``); each task is one leaderboard;
-- a model repository holds ``.eval_results/*.yaml`` files, each a list of entries ``{dataset: {id,
-  task_id, revision}, value, source: {url, name}, notes, ...}``, written here with huggingface_hub's own
-  ``EvalResultEntry`` and ``eval_result_entries_to_yaml``; results opened as a pull request show as
-  community-provided until merged.
-
-A GroundBench task is one (config, condition, headline metric) of ``results.headline``, for the image
-conditions (the text-only variants are controls, reported by ``groundbench table``). The spec has no
-field for the gate, so each entry's ``notes`` carries it as ``key=value`` pairs (dataset version, the
-config's manifest sha256, the condition's template sha256, the interval, n, the gate status).
+The Hub's format (hub-docs ``docs/hub/eval-results.md`` and ``eval_results.yaml``): a model repository
+holds ``.eval_results/*.yaml`` files, each a list of entries ``{dataset: {id, task_id, revision}, value,
+source: {url, name}, notes, ...}``, where ``task_id`` is a task of the benchmark dataset's ``eval.yaml``
+(``results.tasks``). Entries are written with huggingface_hub's own ``EvalResultEntry`` and
+``eval_result_entries_to_yaml``; results opened as a pull request show as community-provided until merged.
+The spec has no field for the gate, so each entry's ``notes`` carries it as ``key=value`` pairs (dataset
+version, the config's manifest sha256, the condition's template sha256, the interval, n, the gate status).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import yaml
 
-from groundbench.core.published import read_config
-from groundbench.results.headline import Headline, headline_metrics, headlines, hub_task_conditions
+from groundbench.results.headline import Headline, headlines
 from groundbench.results.runs import Run
-from groundbench.schemas.request_conditions import BASE_CONDITIONS, conditions_of
+from groundbench.results.tasks import EVAL_YAML, task_id
 
-EVAL_YAML = "eval.yaml"
 EVAL_RESULTS = ".eval_results"
-# The Hub's list has no entry for GroundBench's own scorer yet; registering the benchmark adds it there
-# (docs/results.md). GroundBench runs models through inspect-ai, but scores with its own rules.
-FRAMEWORK = "groundbench"
-SPLIT = "test"
-ROW_COLUMNS = ("excluded", "stratum", "conditions", "original_target_part_id")
 NOTE_SEPARATOR = "; "
-
-
-@dataclass(frozen=True)
-class Task:
-    id: str
-    config: str
-    condition: str
-    metric: str
-
-
-def task_id(config: str, condition: str, metric: str) -> str:
-    return f"{config}.{condition.replace('/', '.')}.{metric}"
-
-
-def config_conditions(folder: Path, config: str) -> list[str]:
-    """Every condition some row of a published config can be scored under, in the design's order."""
-    rows = read_config(folder, config, list(ROW_COLUMNS)).to_pylist()
-    found = {c for row in rows for c in conditions_of(row)}
-    return [c for c in BASE_CONDITIONS if c in found]
-
-
-def tasks_of(conditions: Mapping[str, Sequence[str]]) -> list[Task]:
-    """One task per (config, image condition, headline metric), configs in the given order."""
-    return [
-        Task(task_id(config, condition, metric), config, condition, metric)
-        for config, names in conditions.items()
-        for condition in hub_task_conditions(names)
-        for metric in headline_metrics(condition)
-    ]
-
-
-def eval_yaml(tasks: Iterable[Task], version: str, notice: str) -> str:
-    """The benchmark declaration (``eval.yaml``) of a published folder."""
-    description = (
-        f"GroundBench {version}: where vision-language models fail at grounding, which part of an object affords "
-        "an action and which pixel of a screen a command means. One task per (config, condition, headline "
-        "metric); scores are rates in [0, 1] with the baselines of the same rows in the dataset card."
-    )
-    value = {
-        "name": "GroundBench",
-        "description": f"{notice} {description}" if notice else description,
-        "evaluation_framework": FRAMEWORK,
-        "tasks": [{"id": t.id, "config": t.config, "split": SPLIT} for t in tasks],
-    }
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, width=100)
-
-
-def declared_tasks(text: str) -> dict[str, dict[str, Any]]:
-    """Task id -> task of an ``eval.yaml``."""
-    value = yaml.safe_load(text) or {}
-    return {str(t["id"]): dict(t) for t in value.get("tasks") or []}
-
-
-# --- a model's results --------------------------------------------------------------------------------------
 
 
 def notes_of(h: Headline, run: Run) -> str:
