@@ -16,10 +16,10 @@ from huggingface_hub import DatasetCard
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.core.published import data_files, open_data_file, read_config, row_columns
 from groundbench.core.registry import ConfigInfo
+from groundbench.results.tasks import EVAL_YAML
 from groundbench.schemas.features import dataset_version_of
 from groundbench.stages.croissant import CROISSANT_FILE, croissant_text, validate_croissant
 from groundbench.stages.facts import BaselinesCard, FactsMeta, dataset_facts
-from groundbench.results.tasks import EVAL_YAML
 from groundbench.stages.hffolder import TEASER, card_text, eval_yaml_text, teaser_png
 
 
