@@ -280,10 +280,11 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from groundbench.cards.render import synthetic_notice
     from groundbench.core.registry import BY_NAME
     from groundbench.review.report.build import ConfigSource, build_report
     from groundbench.review.rows import config_folder, iter_rows
-    from groundbench.stages.pipeline import built_configs
+    from groundbench.stages.pipeline import built_configs, synthetic_configs
 
     root = _root(args)
     settings = _params(args).report
@@ -293,7 +294,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         info = BY_NAME[name]
         sources.append(ConfigSource(name, info.stratum, info.source, functools.partial(iter_rows, folder)))
     out = Path(args.out) if args.out else root / "data" / "report"
-    counts = build_report(out, sources, settings, progress=not args.quiet)
+    synthetic = [name for name in synthetic_configs(_params(args)) if name in {s.name for s in sources}]
+    counts = build_report(out, sources, settings, progress=not args.quiet, notice=synthetic_notice(synthetic))
     console.print(f"audit gallery: {len(counts)} configs, {sum(counts.values())} rows in {out}/index.html")
     return 0
 

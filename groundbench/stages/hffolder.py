@@ -169,19 +169,30 @@ AUDITS = "audits"
 TEASER_LAYOUT_COLUMNS = 4
 
 
-def teaser_png(folder: Path, configs: list[ConfigInfo]) -> bytes | None:
-    """A contact sheet of the first included row of every config, targets drawn (the card's picture)."""
-    from groundbench.review.sheet import SheetLayout, page
-
-    rows = []
+def teaser_rows(folder: Path, configs: list[ConfigInfo]) -> list[dict]:
+    """Per config, its first included row whose image no earlier tile shows (the ScreenSpot variants share
+    screenshots: their first rows would be one picture three times); a config with none is left out."""
+    rows: list[dict] = []
+    shown: set[str] = set()
     for info in configs:
-        row = next((r for r in iter_rows(folder, info.name) if not r["excluded"]), None)
+        row = next(
+            (r for r in iter_rows(folder, info.name) if not r["excluded"] and r["image_sha256"] not in shown), None
+        )
         if row is not None:
             rows.append(row)
+            shown.add(row["image_sha256"])
+    return rows
+
+
+def teaser_png(folder: Path, configs: list[ConfigInfo]) -> bytes | None:
+    """A contact sheet of one included row per config, targets drawn, captions whole (the card's picture)."""
+    from groundbench.review.sheet import SheetLayout, page
+
+    rows = teaser_rows(folder, configs)
     if not rows:
         return None
     columns = min(TEASER_LAYOUT_COLUMNS, len(rows))
-    return page(rows, SheetLayout(side=256, columns=columns, rows=-(-len(rows) // columns)))
+    return page(rows, SheetLayout(side=256, columns=columns, rows=-(-len(rows) // columns), wrap=True))
 
 
 def eval_yaml_text(folder: Path, facts: DatasetFacts) -> str:
