@@ -159,7 +159,8 @@ class HubStub:
             if action == "commit" and "create_pr=1" in handler.path.partition("?")[2].split("&"):
                 commit = {**self._commit(body), "repo": repo}
                 self.pull_requests.append(commit)
-                url = f"{self.endpoint}/{repo}/discussions/{len(self.pull_requests)}"
-                return handler._reply(200, {"commitUrl": url, "commitOid": FAKE_SHA, "pullRequestUrl": url})
+                pull = f"{self.endpoint}/{repo}/discussions/{len(self.pull_requests)}"
+                url = f"{self.endpoint}/{repo}/commit/{FAKE_SHA}"
+                return handler._reply(200, {"commitUrl": url, "commitOid": FAKE_SHA, "pullRequestUrl": pull})
         self.unknown.append(f"{method} {handler.path}")
         return handler._reply(404, {"error": f"stub does not implement {method} {path}"})
