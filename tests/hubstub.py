@@ -12,12 +12,33 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 FAKE_SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def cli_against(endpoint: str, home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``groundbench --root ROOT ARGS`` in a subprocess whose Hub is ``endpoint`` (huggingface_hub reads its
+    environment at import), with a throw-away token and HF_HOME, online, every file inline (no Xet)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
+    env.update(
+        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
+        HF_TOKEN="hf_loopback_test_token",
+        HF_HUB_OFFLINE="0",
+        HF_HUB_DISABLE_XET="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HOME=str(home),
+        NO_PROXY="127.0.0.1",
+    )
+    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
 class HubStub:

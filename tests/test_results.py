@@ -12,11 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +26,7 @@ from groundbench.results.plots import draw, headline_specs
 from groundbench.results.runs import load_runs
 from groundbench.results.tasks import declared_tasks
 from tests.conftest import REPO, build_all, run_cli
-from tests.hubstub import FAKE_SHA, HubStub
+from tests.hubstub import FAKE_SHA, HubStub, cli_against
 
 pytestmark = pytest.mark.slow  # builds a UMD + GUI project and runs inspect-ai
 
@@ -44,23 +41,17 @@ BASELINES = (
 )
 
 
-@pytest.fixture(autouse=True)
-def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
+    """UMD read from a copy of its sample (so not marked synthetic), a small generated PointerBench suite."""
     root = tmp_path_factory.mktemp("results") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
     params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
+    gui = {"pointerbench": "sample", "screenspot": None, "screenspot_v2": None, "screenspot_pro": None}
+    params["sources"] = {"umd": str(umd_sample), "gui": gui, "gapartnet": None}
     params["umd"]["workers"] = 1
-    params["sources"]["gapartnet"] = None
-    for source in ("screenspot", "screenspot_v2", "screenspot_pro"):
-        params["sources"]["gui"][source] = None
     params["sample"]["gui"].update(examples_per_suite=4, frames=["1024x768", "1920x1080"], screenspot_rows=2, workers=1)
+    (root / "data/audits").mkdir(parents=True)
+    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits")
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     assert run_cli(root, "generate-gui", "--quiet") == 0
     for source in ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "gapartnet"):
@@ -116,10 +107,11 @@ def _scripted_run(root: Path, folder: Path, model: str, every: int, tmp: Path) -
 @pytest.fixture(scope="module")
 def runs(built: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     tmp = tmp_path_factory.mktemp("runs")
-    os.environ["XDG_DATA_HOME"] = str(tmp / "xdg")
     mock = tmp / "mock"
     command = ["eval", UMD, GUI, *(f"--condition={c}" for c in (*CONDITIONS, "gui"))]
-    assert run_cli(built, *command, "--model", "mockllm/model", "--out", str(mock), "--display", "none") == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp / "xdg"))  # inspect's traces and buffers stay in the test's folder
+        assert run_cli(built, *command, "--model", "mockllm/model", "--out", str(mock), "--display", "none") == 0
     right = _scripted_run(built, tmp / "right", "scripted/right", 1, tmp)
     half = _scripted_run(built, tmp / "half", "scripted/half", 2, tmp)
     return [mock, right / "scores.json", half]
@@ -350,21 +342,6 @@ def test_the_dataset_declares_its_tasks_in_eval_yaml(built: Path) -> None:
     assert not any("text_only" in t for t in tasks)
 
 
-def _cli(root: Path, endpoint: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env.update(
-        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
-        HF_TOKEN="hf_loopback_test_token",
-        HF_HUB_OFFLINE="0",
-        HF_HUB_DISABLE_XET="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_HOME=str(home),
-        NO_PROXY="127.0.0.1",
-    )
-    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
-
-
 def test_results_export_push_opens_a_pull_request_whose_yaml_equals_the_scores(
     built: Path, runs: list[Path], tmp_path: Path
 ) -> None:
@@ -372,10 +349,9 @@ def test_results_export_push_opens_a_pull_request_whose_yaml_equals_the_scores(
     report = _scores(run)
     export = ["results", "export", str(run), "--model-repo", "org/model", "--dataset", "org/groundbench"]
     with HubStub() as hub:
-        refused = _cli(built, hub.endpoint, tmp_path, *export, "--push")
-        result = _cli(
-            built, hub.endpoint, tmp_path, *export, "--push", "--allow-synthetic", "--out", str(tmp_path / "out")
-        )
+        refused = cli_against(hub.endpoint, tmp_path, built, *export, "--push")
+        allowed = (*export, "--push", "--allow-synthetic", "--out", str(tmp_path / "out"))
+        result = cli_against(hub.endpoint, tmp_path, built, *allowed)
     assert refused.returncode == 2
     assert "synthetic_configs: gui_sheets were built from embedded samples" in refused.stderr
     assert result.returncode == 0, result.stdout + result.stderr

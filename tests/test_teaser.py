@@ -3,13 +3,15 @@ every caption whole, and every character of every caption drawn by a glyph the f
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from fontTools.ttLib import TTFont
 from PIL import ImageFont
 
 from groundbench.core.published import published_configs
 from groundbench.core.registry import BY_NAME
-from groundbench.review.sheet import caption, caption_lines, wrap
+from groundbench.review.sheet import caption, caption_font, caption_lines, wrap
 from groundbench.samples.gui.fonts import font_path
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.stages.hffolder import TEASER, teaser_png, teaser_rows
@@ -45,7 +47,8 @@ def test_teaser_tiles_are_distinct_whole_and_every_glyph_exists() -> None:
     assert len(screenspot) == 3
 
     cmap = TTFont(str(font_path("sans")))["cmap"].getBestCmap()
-    face = ImageFont.truetype(str(font_path("sans")), 12)
+    face = caption_font()
+    assert Path(face.path) == font_path("sans")  # the captions are drawn in this very file
     texts = [line for row in rows for line in caption_lines(row, 256, wrapped=True)]
     assert any("→" in t for t in texts)  # the re-ask captions draw the arrow
     for text in texts:
@@ -61,5 +64,5 @@ def test_teaser_tiles_are_distinct_whole_and_every_glyph_exists() -> None:
 def test_wrap_breaks_long_ids_without_dropping_a_character() -> None:
     text = "gapartnet/counterfactual/900001/link_1->link_0 re-ask lift-vertical→pull · hinge_door"
     lines = wrap(text, 120)
-    assert len(lines) > 2 and all(ImageFont.truetype(str(font_path("sans")), 12).getlength(x) <= 120 for x in lines)
+    assert len(lines) > 2 and all(caption_font().getlength(x) <= 120 for x in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")

@@ -15,8 +15,20 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import resolve_folder
+from groundbench.results import plots, table
+from groundbench.results.export import export_run
+from groundbench.results.runs import (
+    Run,
+    card_synthetic_configs,
+    check_same_data,
+    gate_differences,
+    load_runs,
+    read_json,
+)
 
 err = Console(stderr=True)
 
@@ -27,16 +39,12 @@ def _root(args: argparse.Namespace) -> Path:
 
 def _folder(args: argparse.Namespace) -> Callable[[], Path]:
     def resolve() -> Path:
-        from groundbench.core.published import resolve_folder
-
         return resolve_folder(args.data, _root(args))
 
     return resolve
 
 
-def _runs(args: argparse.Namespace) -> list[Any]:
-    from groundbench.results.runs import load_runs
-
+def _runs(args: argparse.Namespace) -> list[Run]:
     return load_runs([Path(p) for p in args.runs], _folder(args))
 
 
@@ -48,8 +56,6 @@ def terminal_console() -> Console:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    from groundbench.results import table
-
     runs = _runs(args)
     built = table.build_table(runs)
     if not built.rows:
@@ -75,13 +81,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 def _comparisons(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for given in paths:
-        path = Path(given)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise GroundBenchError(path, "json", f"expected the JSON of `groundbench compare --json` ({exc})") from exc
-        if not isinstance(payload, dict) or not isinstance(payload.get("differences"), list):
-            raise GroundBenchError(path, "differences", "expected the JSON of `groundbench compare --json`")
+        payload = read_json(Path(given), "groundbench compare --json", "differences")
         label = f"A = {Path(str(payload.get('a'))).parent.name or payload.get('a')}, "
         label += f"B = {Path(str(payload.get('b'))).parent.name or payload.get('b')}"
         out.append((label, payload))
@@ -89,17 +89,11 @@ def _comparisons(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
 
 
 def _compare_notice(args: argparse.Namespace, comparisons: list[tuple[str, dict[str, Any]]]) -> str | None:
-    from groundbench.cards.render import synthetic_notice
-    from groundbench.results.runs import card_synthetic_configs
-
     compared = {e["config"] for _, payload in comparisons for e in payload["differences"]}
     return synthetic_notice(sorted(set(card_synthetic_configs(_folder(args)())) & compared)) or None
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
-    from groundbench.results import plots
-    from groundbench.results.runs import check_same_data, gate_differences
-
     runs = _runs(args) if args.runs else []
     comparisons = _comparisons(args.compare)
     for path, (_, payload) in zip(args.compare, comparisons, strict=True):
@@ -127,6 +121,4 @@ def cmd_plot(args: argparse.Namespace) -> int:
 
 
 def cmd_results_export(args: argparse.Namespace) -> int:
-    from groundbench.results.export import export_run
-
     return export_run(args, _folder(args)(), err)

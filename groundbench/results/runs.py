@@ -61,13 +61,19 @@ def scores_path(given: Path) -> Path:
     return path
 
 
-def _report(path: Path) -> dict[str, Any]:
+def read_json(path: Path, command: str, key: str) -> dict[str, Any]:
+    """The JSON object ``command`` writes, with a list under ``key`` (one line naming the file otherwise)."""
     try:
-        report = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GroundBenchError(path, "json", f"expected the JSON of `groundbench score --json` ({exc})") from exc
-    if not isinstance(report, dict) or not isinstance(report.get("metrics"), list):
-        raise GroundBenchError(path, "metrics", "expected the JSON of `groundbench score --json` (a metrics list)")
+        raise GroundBenchError(path, "json", f"expected the JSON of `{command}` ({exc})") from exc
+    if not isinstance(value, dict) or not isinstance(value.get(key), list):
+        raise GroundBenchError(path, key, f"expected the JSON of `{command}` (a {key} list)")
+    return value
+
+
+def _report(path: Path) -> dict[str, Any]:
+    report = read_json(path, "groundbench score --json", "metrics")
     if not isinstance(report.get("gate"), dict):
         raise GroundBenchError(path, "gate", "expected the gate record `groundbench score --json` writes")
     return report
