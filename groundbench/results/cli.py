@@ -31,7 +31,7 @@ DATA_HELP = "the published GroundBench folder or Hub repo id the runs were score
 def register_table(sub: Any) -> None:
     p = sub.add_parser(
         "table",
-        help="Models x (config, condition): headline figures with 95% intervals and the baselines of the same rows.",
+        help="Models x (config, condition): headline figures with 95%% intervals and the baselines of the same rows.",
         description="Read runs (scores.json files or `groundbench eval` run folders) and print models x (config, "
         "condition) with each headline metric, its 95%% interval and the baselines of the same rows; a dagger "
         "marks an interval that includes a baseline. Runs gated to different data are refused.",
