@@ -21,7 +21,6 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.published import CARD, CARD_KEY, card_metadata
 
 SCORES = "scores.json"
-PREDICTIONS = "predictions.jsonl"
 
 
 @dataclass(frozen=True)
@@ -43,14 +42,6 @@ class Run:
     @property
     def models(self) -> list[str]:
         return sorted({str(m["model"]) for m in self.metrics})
-
-    @property
-    def configs(self) -> list[str]:
-        return sorted(self.gate.get("manifest_sha256") or {})
-
-    @property
-    def predictions(self) -> Path:
-        return self.path.parent / PREDICTIONS
 
 
 def scores_path(given: Path) -> Path:
