@@ -283,10 +283,11 @@ def cmd_sheet(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from groundbench.cards.render import synthetic_notice
     from groundbench.core.registry import BY_NAME
     from groundbench.review.report.build import ConfigSource, build_report
     from groundbench.review.rows import config_folder, iter_rows
-    from groundbench.stages.pipeline import built_configs
+    from groundbench.stages.pipeline import built_configs, synthetic_configs
 
     root = _root(args)
     settings = _params(args).report
@@ -296,7 +297,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         info = BY_NAME[name]
         sources.append(ConfigSource(name, info.stratum, info.source, functools.partial(iter_rows, folder)))
     out = Path(args.out) if args.out else root / "data" / "report"
-    counts = build_report(out, sources, settings, progress=not args.quiet)
+    synthetic = [name for name in synthetic_configs(_params(args)) if name in {s.name for s in sources}]
+    counts = build_report(out, sources, settings, progress=not args.quiet, notice=synthetic_notice(synthetic))
     console.print(f"audit gallery: {len(counts)} configs, {sum(counts.values())} rows in {out}/index.html")
     return 0
 
@@ -798,6 +800,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    from groundbench.results.cli import register_plot, register_results, register_table
+
+    register_table(sub)
+    register_plot(sub)
+    register_results(sub)
     p = add(
         "eval",
         cmd_eval,

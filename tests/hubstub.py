@@ -1,6 +1,7 @@
 """A loopback stand-in for the Hugging Face Hub endpoints that ``create_repo``, ``upload_folder``,
-``create_tag`` and ``snapshot_download`` (the last commit's files read back) call (huggingface_hub
-2.x with HF_HUB_DISABLE_XET=1, so every file travels inline).
+``create_tag``, ``snapshot_download`` (the last commit's files read back), ``dataset_info`` and, on a model
+repository, ``create_commit(..., create_pr=True)`` call (huggingface_hub 2.x with HF_HUB_DISABLE_XET=1, so
+every file travels inline).
 
 Binds 127.0.0.1 only, answers at most ``max_requests`` requests, and stops itself after ``lifetime``
 seconds, so a hung client can never keep it alive. It records what was uploaded and tagged.
@@ -11,12 +12,33 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 FAKE_SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def cli_against(endpoint: str, home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``groundbench --root ROOT ARGS`` in a subprocess whose Hub is ``endpoint`` (huggingface_hub reads its
+    environment at import), with a throw-away token and HF_HOME, online, every file inline (no Xet)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
+    env.update(
+        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
+        HF_TOKEN="hf_loopback_test_token",
+        HF_HUB_OFFLINE="0",
+        HF_HUB_DISABLE_XET="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+        HF_HOME=str(home),
+        NO_PROXY="127.0.0.1",
+    )
+    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
 
 
 class HubStub:
@@ -25,6 +47,7 @@ class HubStub:
         self.files: dict[str, bytes] = {}  # path in repo -> bytes of the last commit
         self.commits: list[dict[str, Any]] = []
         self.tags: dict[str, str] = {}  # tag -> message
+        self.pull_requests: list[dict[str, Any]] = []  # commits opened as pull requests on model repositories
         self.requests: list[str] = []
         self.unknown: list[str] = []
         self.max_requests = max_requests
@@ -87,6 +110,20 @@ class HubStub:
         if method == "GET":
             handler.wfile.write(data)
 
+    @staticmethod
+    def _commit(body: bytes) -> dict[str, Any]:
+        """A commit's NDJSON payload: its header, the files it adds (inline, base64) and the paths it deletes."""
+        commit: dict[str, Any] = {"files": {}, "deleted": []}
+        for line in body.decode().splitlines():
+            item = json.loads(line)
+            if item["key"] == "header":
+                commit["header"] = item["value"]
+            elif item["key"] == "file":
+                commit["files"][item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+            elif item["key"] in ("deletedFile", "deletedFolder"):
+                commit["deleted"].append(item["value"]["path"])
+        return commit
+
     def handle(self, handler: Any, method: str, body: bytes) -> None:
         path = handler.path.split("?")[0]
         self.requests.append(f"{method} {path}")
@@ -122,15 +159,7 @@ class HubStub:
                     ],
                 )
             if action == "commit":
-                commit: dict[str, Any] = {"files": {}, "deleted": []}
-                for line in body.decode().splitlines():
-                    item = json.loads(line)
-                    if item["key"] == "header":
-                        commit["header"] = item["value"]
-                    elif item["key"] == "file":
-                        commit["files"][item["value"]["path"]] = base64.b64decode(item["value"]["content"])
-                    elif item["key"] in ("deletedFile", "deletedFolder"):
-                        commit["deleted"].append(item["value"]["path"])
+                commit = self._commit(body)
                 for deleted in commit["deleted"]:
                     self.files.pop(deleted, None)
                 self.files.update(commit["files"])
@@ -141,5 +170,18 @@ class HubStub:
                 payload = json.loads(body)
                 self.tags[payload["tag"]] = payload.get("message") or ""
                 return handler._reply(200, {"name": payload["tag"]})
+        if len(parts) >= 5 and parts[:2] == ["api", "models"]:  # a model repository: pull requests only
+            repo, action = f"{parts[2]}/{parts[3]}", parts[4]
+            if action == "preupload":
+                files = json.loads(body)["files"]
+                return handler._reply(
+                    200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False} for f in files]}
+                )
+            if action == "commit" and "create_pr=1" in handler.path.partition("?")[2].split("&"):
+                commit = {**self._commit(body), "repo": repo}
+                self.pull_requests.append(commit)
+                pull = f"{self.endpoint}/{repo}/discussions/{len(self.pull_requests)}"
+                url = f"{self.endpoint}/{repo}/commit/{FAKE_SHA}"
+                return handler._reply(200, {"commitUrl": url, "commitOid": FAKE_SHA, "pullRequestUrl": pull})
         self.unknown.append(f"{method} {handler.path}")
         return handler._reply(404, {"error": f"stub does not implement {method} {path}"})

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ import yaml
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED
 from tests.conftest import REPO, build_all
-from tests.hubstub import HubStub
+from tests.hubstub import HubStub, cli_against
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
@@ -36,18 +34,7 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
 
 
 def _publish(root: Path, endpoint: str, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
-    env.update(
-        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
-        HF_TOKEN="hf_loopback_test_token",
-        HF_HUB_OFFLINE="0",
-        HF_HUB_DISABLE_XET="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_HOME=str(home),
-        NO_PROXY="127.0.0.1",
-    )
-    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), "publish", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return cli_against(endpoint, home, root, "publish", *args)
 
 
 def _commit(root: Path) -> str:

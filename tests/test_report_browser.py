@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from groundbench.cards.render import synthetic_notice
 from groundbench.core.params import ReportParams
+from groundbench.loaders.prompts import build_prompt
 from groundbench.review.report.build import build_report
 from groundbench.review.rows import file_stem, iter_rows
+from groundbench.schemas.request_conditions import conditions_of
 from tests.viz_records import (
     build_gapartnet_project,
     build_umd_project,
@@ -56,7 +59,8 @@ def site(built: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]
     """The gallery served on 127.0.0.1 (a free port), for the duration of the module."""
     out = tmp_path_factory.mktemp("site") / "report"
     sources = gallery_sources(built) + gapartnet_sources(built)
-    build_report(out, sources, ReportParams(thumb_side=160, detail_side=400, jpeg_quality=88), progress=False)
+    params = ReportParams(thumb_side=160, detail_side=400, jpeg_quality=88)
+    build_report(out, sources, params, progress=False, notice=synthetic_notice(list(CONFIGS)))
     handler = functools.partial(_Quiet, directory=str(out))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -251,4 +255,50 @@ def test_gapartnet_pages_filter_the_default_builds_rows(visit: Visit, built: Pat
     visible = {f.get_attribute("data-id") for f in page.locator("figure.row:visible").all()}
     flagged = {r["example_id"] for r in curated if "box_projection_mismatch" in (r["flags"] or [])}
     assert len(flagged) == 1 and flagged <= visible and all("900010" in e for e in flagged)
+    assert visit.problems == []
+
+
+def test_every_page_carries_the_synthetic_banner_and_row_pages_show_prompts(visit: Visit, built: Path) -> None:
+    """A sample build says so on every page; a row page shows what the model is asked under each valid
+    condition (the row's prompts, from the same templates the requests use) and the target on its image."""
+    pages = ["index.html"]
+    for config in CONFIGS:
+        pages.append(f"{config}/index.html")
+        page = visit.open(f"{config}/index.html")
+        first = page.locator("figure.row a").first.get_attribute("href")
+        pages.append(f"{config}/{first}")
+    for path in pages:
+        page = visit.open(path)
+        banner = page.locator("#synthetic")
+        assert banner.is_visible(), path
+        assert banner.inner_text().startswith("SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK."), path
+        assert page.locator("body > *").first.get_attribute("id") == "synthetic", path  # the first thing shown
+    # Distribution plots are collapsed: the thumbnails come first.
+    page = visit.open("bulk_umd/index.html")
+    assert page.locator("details.plots").get_attribute("open") is None
+    assert not page.locator("details.plots img").first.is_visible()
+    assert page.locator("figure.row img").first.is_visible()
+
+    row = next(r for r in iter_rows(built / "data/shards/curated_umd") if not r["excluded"])
+    page = visit.open(f"curated_umd/rows/{file_stem(row['example_id'])}.html")
+    shown = {p.get_attribute("data-condition"): p.inner_text() for p in page.locator("pre.prompt").all()}
+    expected = {c: build_prompt(row, c) for c in conditions_of(row)}
+    assert len(expected) >= 6 and shown == expected
+    assert page.locator("#overlay").is_visible() and visit.broken_images() == []
+    excluded = visit.open(f"handmade_gapartnet/rows/{file_stem('gapartnet/curated/45136')}.html")
+    assert excluded.locator("pre.prompt").count() == 0
+    assert "No valid condition" in excluded.inner_text("#prompts")
+    assert visit.problems == []
+
+
+def test_gui_captions_show_the_instruction(visit: Visit) -> None:
+    page = visit.open("handmade_gui/index.html")
+    captions = [f.inner_text() for f in page.locator("figure.row figcaption").all()]
+    assert len(captions) == 2
+    for caption, answer in zip(captions, ("point", "box"), strict=True):
+        assert "Click the Share button in the top bar" in caption and f"{answer} answer" in caption
+        assert "none ·" not in caption  # not the action every GUI target has
+    row_page = page.locator("figure.row a").first.get_attribute("href")
+    page = visit.open(f"handmade_gui/{row_page}")
+    assert "Click the Share button in the top bar" in page.inner_text("pre.prompt[data-condition=gui]")
     assert visit.problems == []

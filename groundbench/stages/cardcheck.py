@@ -16,10 +16,11 @@ from huggingface_hub import DatasetCard
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
 from groundbench.core.published import data_files, open_data_file, read_config, row_columns
 from groundbench.core.registry import ConfigInfo
+from groundbench.results.tasks import EVAL_YAML
 from groundbench.schemas.features import dataset_version_of
 from groundbench.stages.croissant import CROISSANT_FILE, croissant_text, validate_croissant
 from groundbench.stages.facts import BaselinesCard, FactsMeta, dataset_facts
-from groundbench.stages.hffolder import TEASER, card_text, teaser_png
+from groundbench.stages.hffolder import TEASER, card_text, eval_yaml_text, teaser_png
 
 
 def baselines_problems(folder: Path, derived: BaselinesCard, configs: list[ConfigInfo]) -> list[str]:
@@ -84,6 +85,9 @@ def check_folder(folder: Path, manifests: Path, configs: list[ConfigInfo], meta:
     teaser = teaser_png(folder, configs)
     if teaser is not None and (not (folder / TEASER).is_file() or (folder / TEASER).read_bytes() != teaser):
         problems.append(f"{folder / TEASER}: missing or differs from the contact sheet regenerated from the data")
+    declaration = folder / EVAL_YAML
+    if not declaration.is_file() or declaration.read_text(encoding="utf-8") != eval_yaml_text(folder, facts):
+        problems.append(f"{declaration}: missing or differs from the task declaration regenerated from the data")
     croissant = folder / CROISSANT_FILE
     if not croissant.is_file():
         problems.append(f"{croissant}: missing (run `groundbench assemble`)")

@@ -23,12 +23,13 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from groundbench.cards.render import render_body, sources_read
+from groundbench.cards.render import render_body, sources_read, synthetic_notice
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.published import DATA_GLOB, iter_rows, rows_per_group, write_config
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
+from groundbench.results.tasks import EVAL_YAML, folder_eval_yaml
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
 from groundbench.schemas.features import FORMAT_VERSION, PUBLISHED_FEATURES, published_arrow_schema
 from groundbench.scoring.gate import card_key
@@ -168,19 +169,36 @@ AUDITS = "audits"
 TEASER_LAYOUT_COLUMNS = 4
 
 
-def teaser_png(folder: Path, configs: list[ConfigInfo]) -> bytes | None:
-    """A contact sheet of the first included row of every config, targets drawn (the card's picture)."""
-    from groundbench.review.sheet import SheetLayout, page
-
-    rows = []
+def teaser_rows(folder: Path, configs: list[ConfigInfo]) -> list[dict]:
+    """Per config, its first included row whose image no earlier tile shows (the ScreenSpot variants share
+    screenshots: their first rows would be one picture three times); a config with none is left out."""
+    rows: list[dict] = []
+    shown: set[str] = set()
     for info in configs:
-        row = next((r for r in iter_rows(folder, info.name) if not r["excluded"]), None)
+        row = next(
+            (r for r in iter_rows(folder, info.name) if not r["excluded"] and r["image_sha256"] not in shown), None
+        )
         if row is not None:
             rows.append(row)
+            shown.add(row["image_sha256"])
+    return rows
+
+
+def teaser_png(folder: Path, configs: list[ConfigInfo]) -> bytes | None:
+    """A contact sheet of one included row per config, targets drawn, captions whole (the card's picture)."""
+    from groundbench.review.sheet import SheetLayout, page
+
+    rows = teaser_rows(folder, configs)
     if not rows:
         return None
     columns = min(TEASER_LAYOUT_COLUMNS, len(rows))
-    return page(rows, SheetLayout(side=256, columns=columns, rows=-(-len(rows) // columns)))
+    return page(rows, SheetLayout(side=256, columns=columns, rows=-(-len(rows) // columns), wrap=True))
+
+
+def eval_yaml_text(folder: Path, facts: DatasetFacts) -> str:
+    """The folder's Hub task declaration (``eval.yaml``: one task per config, condition and headline metric)."""
+    names = [c.name for c in facts.configs]
+    return folder_eval_yaml(folder, names, facts.version, synthetic_notice(facts.synthetic))
 
 
 def assemble(
@@ -197,7 +215,8 @@ def assemble(
     ``configs`` are the configs with rows (see ``pipeline.published_configs``). ``baselines_root``
     holds the ``baselines`` config's shards (``groundbench baselines``); it is left out when None or empty.
     ``audits`` (file name -> path) are the human-written audit files of the curated configs, copied to
-    ``audits/`` so the card links them; the teaser picture goes to ``assets/teaser.png``.
+    ``audits/`` so the card links them; the teaser picture goes to ``assets/teaser.png``, the Hub task
+    declaration to ``eval.yaml``.
     """
     with atomic_dir(folder) as tmp:
         for info in configs:
@@ -222,5 +241,6 @@ def assemble(
             (tmp / TEASER).write_bytes(teaser)
         facts = dataset_facts(tmp / "data", manifests_root, configs, meta)
         (tmp / "README.md").write_text(card_text(facts), encoding="utf-8")
+        (tmp / EVAL_YAML).write_text(eval_yaml_text(tmp, facts), encoding="utf-8")
         write_croissant(tmp, facts)
     return facts

@@ -27,7 +27,7 @@ from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_ba
 from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
 
-PUBLISHED = ("README.md", "croissant.json", "data/**", "assets/**", "audits/**")
+PUBLISHED = ("README.md", "croissant.json", "eval.yaml", "data/**", "assets/**", "audits/**")
 REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
 
 
@@ -54,7 +54,7 @@ def git_commit(root: Path) -> str:
 
 
 def published_files(folder: Path) -> list[tuple[str, int]]:
-    files = [folder / "README.md", folder / "croissant.json"]
+    files = [folder / "README.md", folder / "croissant.json", folder / "eval.yaml"]
     for sub in ("data", "assets", "audits"):
         files += sorted((folder / sub).rglob("*"))
     return [(str(p.relative_to(folder)), p.stat().st_size) for p in files if p.is_file()]

@@ -62,7 +62,7 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _write_config(
-    tmp: Path, config: ConfigSource, settings: ReportParams, progress: bool
+    tmp: Path, config: ConfigSource, settings: ReportParams, progress: bool, notice: str
 ) -> tuple[list[RowSummary], dict[str, tuple[int, int]]]:
     """Thumbnails, detail images and row pages; returns the rows' summaries and thumbnail sizes."""
     folder = tmp / config.name
@@ -93,7 +93,7 @@ def _write_config(
         sizes[summary.stem] = thumb.size
         _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))
         _write(folder / "detail" / f"{summary.stem}.jpg", jpeg_bytes(detail, settings.jpeg_quality))
-        page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following))
+        page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following), notice)
         _write(folder / "rows" / f"{summary.stem}.html", page.encode())
     return summaries, sizes
 
@@ -104,16 +104,17 @@ def _write_plot(tmp: Path, plot: Plot) -> None:
 
 
 def build_report(
-    out: Path, configs: Sequence[ConfigSource], settings: ReportParams, progress: bool = True
+    out: Path, configs: Sequence[ConfigSource], settings: ReportParams, progress: bool = True, notice: str = ""
 ) -> dict[str, int]:
-    """Write the gallery of ``configs`` (in the given order) to ``out``; returns rows per config."""
+    """Write the gallery of ``configs`` (in the given order) to ``out``; returns rows per config. ``notice``
+    (a synthetic build's warning) opens every page."""
     with atomic_dir(out) as tmp:
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
         collected: list[ConfigRows] = []
         thumb_sizes: dict[str, dict[str, tuple[int, int]]] = {}
         for config in configs:
-            summaries, thumb_sizes[config.name] = _write_config(tmp, config, settings, progress)
+            summaries, thumb_sizes[config.name] = _write_config(tmp, config, settings, progress, notice)
             collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
         overview, per_config = all_plots(collected)
         for plot in overview:
@@ -121,10 +122,12 @@ def build_report(
         for c in collected:
             for plot in per_config[c.name]:
                 _write_plot(tmp, plot)
-            page = html.config_page(c.name, c.stratum, c.rows, thumb_sizes[c.name], per_config[c.name])
+            page = html.config_page(c.name, c.stratum, c.rows, thumb_sizes[c.name], per_config[c.name], notice)
             _write(tmp / c.name / "index.html", page.encode())
         index = html.index_page(
-            [(c.name, c.stratum, src.source, c.rows) for c, src in zip(collected, configs, strict=True)], overview
+            [(c.name, c.stratum, src.source, c.rows) for c, src in zip(collected, configs, strict=True)],
+            overview,
+            notice,
         )
         _write(tmp / "index.html", index.encode())
     return {c.name: len(c.rows) for c in collected}

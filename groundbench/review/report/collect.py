@@ -20,6 +20,7 @@ class RowSummary:
     # Target box relative to the image (0..1); None when the target or its box is missing.
     centre: tuple[float, float] | None
     size: tuple[float, float] | None  # (width / image width, height / image height)
+    instruction: str | None = None  # a GUI row's command (its caption in the gallery)
 
 
 def _relative_geometry(record: dict[str, Any]) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
@@ -46,6 +47,7 @@ def summarize(record: dict[str, Any]) -> RowSummary:
         part_qualities=tuple(str(p.get("box_quality")) for p in record.get("parts") or []),
         centre=centre,
         size=size,
+        instruction=record.get("instruction") or None,
     )
 
 

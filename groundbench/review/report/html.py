@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
+from groundbench.loaders.prompts import build_prompt
 from groundbench.review.preview import ORIGINAL, OTHER, TARGET, role_of
 from groundbench.review.report.collect import RowSummary, flat_fields
 from groundbench.review.report.plots import Plot
+from groundbench.schemas.request_conditions import conditions_of
 
 CSS = "assets/gallery.css"
 JS = "assets/gallery.js"
@@ -33,15 +35,17 @@ def _e(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def page(title: str, depth: int, body: str, script: bool = False) -> str:
+def page(title: str, depth: int, body: str, script: bool = False, notice: str = "") -> str:
+    """A whole page; ``notice`` (a synthetic build's warning) opens every page of the gallery."""
     # An empty inline icon: browsers would otherwise request /favicon.ico and log a 404.
     up = "../" * depth
     tail = f'<script src="{up}{JS}"></script>\n' if script else ""
+    banner = f'<p class="banner" id="synthetic"><strong>{_e(notice)}</strong></p>\n' if notice else ""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<link rel="icon" href="data:,">\n'
         f'<title>{_e(title)}</title>\n<link rel="stylesheet" href="{up}{CSS}">\n</head>\n<body>\n'
-        f"{body}\n{tail}</body>\n</html>\n"
+        f"{banner}{body}\n{tail}</body>\n</html>\n"
     )
 
 
@@ -65,7 +69,9 @@ def _plot_figure(plot: Plot, up: str) -> str:
     )
 
 
-def index_page(configs: Sequence[tuple[str, str, str, Sequence[RowSummary]]], overview: Sequence[Plot]) -> str:
+def index_page(
+    configs: Sequence[tuple[str, str, str, Sequence[RowSummary]]], overview: Sequence[Plot], notice: str = ""
+) -> str:
     """configs: (name, stratum, source, rows)."""
     lines = [
         "<h1>GroundBench audit gallery</h1>",
@@ -83,10 +89,11 @@ def index_page(configs: Sequence[tuple[str, str, str, Sequence[RowSummary]]], ov
             f'<td class="num">{len(rows)}</td><td class="num">{excluded}</td><td class="num">{reasks}</td></tr>'
         )
     lines.append("</table>")
-    lines.append('<section class="plots"><h2>Distributions</h2>')
+    # Collapsed, as on the config pages: the plots are a click away and push nothing below the fold.
+    lines.append('<details class="plots"><summary>Distributions</summary>')
     lines.extend(_plot_figure(plot, "") for plot in overview)
-    lines.append("</section>")
-    return page("GroundBench audit gallery", 0, "\n".join(lines))
+    lines.append("</details>")
+    return page("GroundBench audit gallery", 0, "\n".join(lines), notice=notice)
 
 
 def _options(facet: str, rows: Sequence[RowSummary]) -> str:
@@ -109,11 +116,17 @@ def _figure(row: RowSummary, thumb_size: tuple[int, int]) -> str:
     classes = "row excluded" if f.excluded else "row"
     tags = f'<br><span class="tags">{_e(", ".join(f.tags))}</span>' if f.tags else ""
     reask = " · re-ask" if f.reask else ""
+    # A GUI row's target is its instruction (every GUI target's action is "none").
+    what = (
+        f'<span class="instruction">{_e(row.instruction)}</span> · {_e(f.answer_type)} answer'
+        if row.instruction
+        else f"{_e(f.action)} · {_e(f.part_class)} · {_e(f.box_quality)}"
+    )
     return (
         f'<figure class="{classes}" {attributes}><a href="rows/{_e(row.stem)}.html">'
         f'<img src="thumbs/{_e(row.stem)}.jpg" width="{thumb_size[0]}" height="{thumb_size[1]}" '
         f'alt="{_e(row.example_id)}"></a><figcaption><a href="rows/{_e(row.stem)}.html">{_e(row.example_id)}</a>'
-        f"<br>{_e(f.action)} · {_e(f.part_class)} · {_e(f.box_quality)}{reask}{tags}</figcaption></figure>"
+        f"<br>{what}{reask}{tags}</figcaption></figure>"
     )
 
 
@@ -123,6 +136,7 @@ def config_page(
     rows: Sequence[RowSummary],
     thumb_sizes: dict[str, tuple[int, int]],
     plots: Sequence[Plot],
+    notice: str = "",
 ) -> str:
     filters = "".join(
         f'<label>{_e(label)} <select id="filter-{facet}" data-facet="{facet}">{_options(facet, rows)}</select></label>'
@@ -131,7 +145,7 @@ def config_page(
     lines = [
         f'<p><a href="../index.html">all configs</a></p><h1>{_e(name)} <small>(stratum {_e(stratum)})</small></h1>',
         KEY,
-        '<details open class="plots"><summary>Distributions</summary>',
+        '<details class="plots"><summary>Distributions</summary>',
         *(_plot_figure(plot, "../") for plot in plots),
         "</details>",
         f'<div class="filters">{filters}<label>id contains <input id="search" type="search"></label>'
@@ -141,7 +155,7 @@ def config_page(
         *(_figure(row, thumb_sizes[row.stem]) for row in rows),
         "</div>",
     ]
-    return page(f"{name}: GroundBench audit gallery", 1, "\n".join(lines), script=True)
+    return page(f"{name}: GroundBench audit gallery", 1, "\n".join(lines), script=True, notice=notice)
 
 
 def _cell(value: Any) -> str:
@@ -167,7 +181,25 @@ PART_COLUMNS = (
 )
 
 
-def row_page(record: dict[str, Any], summary: RowSummary, config: str, prev: str | None, nxt: str | None) -> str:
+def prompts_section(record: dict[str, Any]) -> list[str]:
+    """The prompt of every condition the row is valid under, as the model receives it (the row's own
+    ``prompts`` when it carries them, else built from the same templates)."""
+    prompts = record.get("prompts")
+    if prompts is None:
+        prompts = [{"condition": c, "text": build_prompt(record, c)} for c in conditions_of(record)]
+    lines = ['<h2>Prompts</h2><section id="prompts">']
+    if not prompts:
+        lines.append("<p>No valid condition: the row is never requested or scored.</p>")
+    for prompt in prompts:
+        condition = _e(prompt["condition"])
+        lines.append(f'<h3>{condition}</h3><pre class="prompt" data-condition="{condition}">{_e(prompt["text"])}</pre>')
+    lines.append("</section>")
+    return lines
+
+
+def row_page(
+    record: dict[str, Any], summary: RowSummary, config: str, prev: str | None, nxt: str | None, notice: str = ""
+) -> str:
     f = summary.facets
     nav = [f'<a href="../index.html">{_e(config)} gallery</a>']
     if prev:
@@ -191,6 +223,7 @@ def row_page(record: dict[str, Any], summary: RowSummary, config: str, prev: str
         lines.append(f'<p id="instruction">instruction: {_e(record.get("instruction"))}</p>')
     lines.append(f'<div class="detail"><img id="overlay" src="../detail/{_e(summary.stem)}.jpg" alt="overlay"></div>')
     lines.append(KEY)
+    lines.extend(prompts_section(record))
     header = "".join(f"<th>{_e(c)}</th>" for c in ("n", "role", *PART_COLUMNS))
     lines.append(f'<h2>Candidate parts</h2><table id="parts"><tr>{header}</tr>')
     for number, part in enumerate(record.get("parts") or [], 1):
@@ -208,4 +241,4 @@ def row_page(record: dict[str, Any], summary: RowSummary, config: str, prev: str
         if key != "parts"
     )
     lines.append("</table>")
-    return page(f"{summary.example_id}: GroundBench", 2, "\n".join(lines))
+    return page(f"{summary.example_id}: GroundBench", 2, "\n".join(lines), notice=notice)

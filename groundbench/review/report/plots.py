@@ -53,7 +53,7 @@ class Plot:
     svg: bytes
 
 
-def _render(name: str, title: str, figure: Figure) -> Plot:
+def render(name: str, title: str, figure: Figure) -> Plot:
     with matplotlib.rc_context(RC):
         # The constrained layout once, for both files: with the engine left on, each savefig would lay the
         # figure out again in a draw of its own before drawing it (two layouts and four draws per plot).
@@ -65,7 +65,7 @@ def _render(name: str, title: str, figure: Figure) -> Plot:
     return Plot(name, title, png.getvalue(), svg.getvalue())
 
 
-def _figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float) -> Figure:
     with matplotlib.rc_context(RC):
         return Figure(figsize=(width, height), layout="constrained")
 
@@ -81,7 +81,7 @@ def actions_by_stratum(configs: Sequence[ConfigRows]) -> Plot:
         strata = _stratum_order([c.stratum for c in configs]) or ["(no rows)"]
         present = {r.facets.action for c in configs for r in c.rows}
         actions = [a for a in (*ACTIONS, NO_ACTION) if a in present] + sorted(present - {*ACTIONS, NO_ACTION})
-        figure = _figure(8, 2.4 * len(strata) + 0.6)
+        figure = new_figure(8, 2.4 * len(strata) + 0.6)
         axes = figure.subplots(len(strata), 1, squeeze=False)[:, 0]
         x = np.arange(len(actions))
         for ax, stratum in zip(axes, strata, strict=True):
@@ -109,13 +109,13 @@ def actions_by_stratum(configs: Sequence[ConfigRows]) -> Plot:
             ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1]))
             if members:
                 ax.legend(fontsize=8)
-        return _render("actions_by_stratum", "Target action per stratum (configs side by side)", figure)
+        return render("actions_by_stratum", "Target action per stratum (configs side by side)", figure)
 
 
 def target_centres(config: ConfigRows) -> Plot:
     """Where targets sit: 2-D histogram of the target box centre relative to the image."""
     with matplotlib.rc_context(RC):
-        figure = _figure(4.6, 4.0)
+        figure = new_figure(4.6, 4.0)
         ax = figure.subplots()
         centres = np.array([r.centre for r in config.rows if r.centre is not None], dtype=float).reshape(-1, 2)
         counts, _, _ = np.histogram2d(centres[:, 1], centres[:, 0], bins=16, range=[[0, 1], [0, 1]])
@@ -124,13 +124,13 @@ def target_centres(config: ConfigRows) -> Plot:
         ax.set_xlabel("x / image width")
         ax.set_ylabel("y / image height (down)")
         ax.set_title(f"{config.name}: target centres (n={len(centres)})")
-        return _render(f"{config.name}/centres", f"{config.name}: target-centre heatmap", figure)
+        return render(f"{config.name}/centres", f"{config.name}: target-centre heatmap", figure)
 
 
 def target_sizes(config: ConfigRows) -> Plot:
     """Target box width, height and area relative to the image, on log axes (GUI targets are tiny)."""
     with matplotlib.rc_context(RC):
-        figure = _figure(9, 2.8)
+        figure = new_figure(9, 2.8)
         axes = figure.subplots(1, 3)
         sizes = np.array([r.size for r in config.rows if r.size is not None], dtype=float).reshape(-1, 2)
         series = (
@@ -150,14 +150,14 @@ def target_sizes(config: ConfigRows) -> Plot:
             ax.set_ylabel("rows")
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         figure.suptitle(f"{config.name} ({config.stratum}): target box size (n={len(sizes)})")
-        return _render(f"{config.name}/sizes", f"{config.name}: target area, width and height", figure)
+        return render(f"{config.name}/sizes", f"{config.name}: target area, width and height", figure)
 
 
 def box_qualities(configs: Sequence[ConfigRows]) -> Plot:
     """Box quality per config: of the targets, and of every candidate part."""
     with matplotlib.rc_context(RC):
         names = [c.name for c in configs] or ["(no configs)"]
-        figure = _figure(9, 0.5 * len(names) + 1.6)
+        figure = new_figure(9, 0.5 * len(names) + 1.6)
         axes = figure.subplots(1, 2, sharey=True)
         present = {q for c in configs for r in c.rows for q in (r.facets.box_quality, *r.part_qualities)}
         qualities = [q for q in BOX_QUALITIES if q in present] + sorted(present - set(BOX_QUALITIES))
@@ -177,7 +177,7 @@ def box_qualities(configs: Sequence[ConfigRows]) -> Plot:
         axes[0].invert_yaxis()
         if qualities:
             axes[1].legend(fontsize=8, loc="lower right")
-        return _render("box_quality", "Box quality per config", figure)
+        return render("box_quality", "Box quality per config", figure)
 
 
 def exclusions(configs: Sequence[ConfigRows]) -> Plot:
@@ -190,7 +190,7 @@ def exclusions(configs: Sequence[ConfigRows]) -> Plot:
         for i, config in enumerate(configs):
             tags = Counter(t for r in config.rows for t in r.facets.tags)
             counts[i] = [tags[t] for t in EXCLUSION_TAGS] + [sum(r.facets.excluded for r in config.rows)]
-        figure = _figure(8, 0.45 * len(names) + 1.8)
+        figure = new_figure(8, 0.45 * len(names) + 1.8)
         ax = figure.subplots()
         ax.imshow(counts > 0, cmap="Reds", vmin=0, vmax=2.5, aspect="auto")
         for (i, j), value in np.ndenumerate(counts):
@@ -198,7 +198,7 @@ def exclusions(configs: Sequence[ConfigRows]) -> Plot:
         ax.set_xticks(np.arange(len(labels)), labels, rotation=25, ha="right")
         ax.set_yticks(np.arange(len(names)), names)
         ax.set_title("rows per exclusion tag (a row may carry several)")
-        return _render("exclusions", "Exclusion tags per config", figure)
+        return render("exclusions", "Exclusion tags per config", figure)
 
 
 def all_plots(configs: Sequence[ConfigRows]) -> tuple[list[Plot], dict[str, list[Plot]]]:

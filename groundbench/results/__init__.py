@@ -1,0 +1,1 @@
+"""Results people can look at, compare and publish: tables, figures and Hub eval results of score reports."""

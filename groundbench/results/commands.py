@@ -1,0 +1,124 @@
+"""The ``table``, ``plot`` and ``results export`` commands: arguments in, I/O around the pure modules
+(``results.table``, ``results.plots``, ``results.export``). Registered by ``results.cli``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from groundbench.cards.render import synthetic_notice
+from groundbench.core.atomic import write_bytes, write_text
+from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import resolve_folder
+from groundbench.results import plots, table
+from groundbench.results.export import export_run
+from groundbench.results.runs import (
+    Run,
+    card_synthetic_configs,
+    check_same_data,
+    gate_differences,
+    load_runs,
+    read_json,
+)
+
+err = Console(stderr=True)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root).resolve()
+
+
+def _folder(args: argparse.Namespace) -> Callable[[], Path]:
+    def resolve() -> Path:
+        return resolve_folder(args.data, _root(args))
+
+    return resolve
+
+
+def _runs(args: argparse.Namespace) -> list[Run]:
+    return load_runs([Path(p) for p in args.runs], _folder(args))
+
+
+def terminal_console() -> Console:
+    """Width from $COLUMNS when set (rich reads it too), else the terminal's; 160 when piped."""
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 160)
+    return Console(width=width)
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    runs = _runs(args)
+    built = table.build_table(runs)
+    if not built.rows:
+        raise GroundBenchError(args.runs[0], "metrics", "no headline metric in the given runs")
+    if args.format == "terminal":
+        if args.out is not None:
+            raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
+        for notice in built.notices:
+            err.print(escape(notice), style="bold red")
+        terminal_console().print(table.terminal(built))
+        return 0
+    text = {"markdown": table.markdown, "latex": table.latex, "csv": table.to_csv}[args.format](built)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text(Path(args.out), text)
+        err.print(f"{args.format} table of {len(built.columns)} models x {len(built.rows)} rows -> {args.out}")
+    for notice in built.notices:
+        err.print(escape(notice), style="bold red")
+    return 0
+
+
+def _comparisons(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for given in paths:
+        payload = read_json(Path(given), "groundbench compare --json", "differences")
+        label = f"A = {Path(str(payload.get('a'))).parent.name or payload.get('a')}, "
+        label += f"B = {Path(str(payload.get('b'))).parent.name or payload.get('b')}"
+        out.append((label, payload))
+    return out
+
+
+def _compare_notice(args: argparse.Namespace, comparisons: list[tuple[str, dict[str, Any]]]) -> str | None:
+    compared = {e["config"] for _, payload in comparisons for e in payload["differences"]}
+    return synthetic_notice(sorted(set(card_synthetic_configs(_folder(args)())) & compared)) or None
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    runs = _runs(args) if args.runs else []
+    comparisons = _comparisons(args.compare)
+    for path, (_, payload) in zip(args.compare, comparisons, strict=True):
+        if runs and gate_differences(runs[0].gate, payload.get("gate") or {}):
+            found = gate_differences(runs[0].gate, payload["gate"])[0]
+            raise GroundBenchError(f"{runs[0].path} vs {path}", found.split(":")[0], f"different data ({found})")
+    check_same_data(runs)
+    if not runs and not comparisons:
+        raise GroundBenchError("command line", "RUN", "give runs to plot, or --compare files")
+    specs = plots.headline_specs(runs) + plots.gui_specs(runs)
+    if comparisons:
+        notice = plots.notice_of(runs) if runs else _compare_notice(args, comparisons)
+        specs.append(plots.forest_spec(comparisons, notice))
+    out = Path(args.out)
+    written = []
+    for spec in specs:
+        plot = plots.render_spec(spec)
+        write_bytes(out / f"{spec.name}.png", plot.png)
+        write_bytes(out / f"{spec.name}.svg", plot.svg)
+        written.append(spec.name)
+    sidecar = {"figures": [{**spec.to_dict(), "files": [f"{spec.name}.png", f"{spec.name}.svg"]} for spec in specs]}
+    write_text(out / "plots.json", json.dumps(sidecar, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    err.print(f"{len(written)} figures (PNG + SVG) and plots.json -> {out}: {', '.join(written)}")
+    return 0
+
+
+def cmd_results_export(args: argparse.Namespace) -> int:
+    return export_run(args, _folder(args)(), err)
