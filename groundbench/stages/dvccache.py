@@ -96,15 +96,15 @@ def is_dvc_project(root: Path) -> bool:
 
 
 def cache_dir(root: Path) -> Path:
-    """The project's DVC cache (``cache.dir`` of its DVC config, else ``.dvc/cache``)."""
+    """Where the project's DVC cache keeps md5-named objects (``cache.dir`` of its DVC config honoured)."""
     from dvc.repo import Repo
 
     with Repo(str(root)) as repo:
-        return Path(repo.cache.local.path)
+        return Path(repo.cache.local.path)  # <cache>/files/md5
 
 
 def object_path(cache: Path, md5: str) -> Path:
-    return cache / "files" / "md5" / md5[:2] / md5[2:]
+    return cache / md5[:2] / md5[2:]
 
 
 def tracked_files(root: Path, cache: Path) -> dict[str, Tracked]:
