@@ -56,6 +56,7 @@ STORE_FILES_PER_JOB = 512
 PARALLEL_MIN_BYTES = 64 * 1024 * 1024
 MISSING_SHOWN = 20  # rows listed by name when a config's files miss rows of its manifest
 HF_FOLDER = "groundbench"  # data/groundbench: the published folder
+PULLED = (CARD, "croissant.json")  # besides its data, what `groundbench pull CONFIG` brings of the folder
 
 
 @dataclass
@@ -280,7 +281,7 @@ def _plan(data: Path, selected: Sequence[str] | None) -> _Plan:
         if any(c.manifest is not None and c.manifest.rows for c in plan.configs):
             plan.problems.append(f"{folder / CARD}: missing: the published folder was not assembled (run assemble)")
         return plan
-    _plan_folder(plan, folder, card, names)
+    _plan_folder(plan, folder, card, names, partial=not everything)
     return plan
 
 
@@ -360,8 +361,11 @@ def _mapping(value: object) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _plan_folder(plan: _Plan, folder: Path, card: _Card, names: list[str]) -> None:
-    """The published folder's files against SHA256SUMS and the card's records (selected configs only)."""
+def _plan_folder(plan: _Plan, folder: Path, card: _Card, names: list[str], partial: bool) -> None:
+    """The published folder's files against SHA256SUMS and the card's records (selected configs only).
+
+    ``partial`` (configs named): the folder may be what ``groundbench pull CONFIG`` brings, the card, the
+    Croissant file and those configs' data, so other absent files (teaser, audits) are not missing."""
     sums_where = str(folder / CHECKSUMS)
     card_where = f"{folder / CARD} {CARD_KEY}.{DATA_FILES_KEY}"
 
@@ -387,6 +391,8 @@ def _plan_folder(plan: _Plan, folder: Path, card: _Card, names: list[str]) -> No
                 expected.append(Expected(card.data_files[name], card_where))
             elif name in present and name.endswith(DATA_SUFFIX):
                 plan.problems.append(f"{path}: not a data file the card records ({card_where})")
+        if name not in present and partial and not name.startswith("data/") and name not in PULLED:
+            continue
         if name not in present:
             plan.lost(path, sums_where if name in (card.sums or {}) else card_where)
         elif expected:
