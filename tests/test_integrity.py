@@ -176,7 +176,7 @@ def test_verify_names_the_changed_missing_and_unlisted_rows_of_a_parquet_file(bu
     def change(rows: list[dict[str, Any]]) -> None:
         rows[0]["parts"][0]["bbox_xyxy"][0] += 1.0
         rows[1]["example_id"] = "umd/curated/renamed"
-        del rows[2]
+        rows[2] = dict(rows[3])  # row 2 gone, row 3 twice
 
     rewrite_parquet(path, change)
     manifest = built / MANIFESTS / f"{CONFIG}.jsonl"
@@ -186,6 +186,7 @@ def test_verify_names_the_changed_missing_and_unlisted_rows_of_a_parquet_file(bu
     assert f"{path}: umd/curated/renamed: row not listed in {manifest}" in lines
     assert f"{manifest}: {ids[1]}: listed, but in none of the config's Parquet files" in lines
     assert f"{manifest}: {ids[2]}: listed, but in none of the config's Parquet files" in lines
+    assert f"{manifest}: {ids[3]}: in the config's Parquet files 2 times" in lines
 
 
 def test_a_deleted_config_folder_a_missing_card_file_and_an_unlisted_file_are_errors(

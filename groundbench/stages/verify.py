@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -170,10 +171,15 @@ def _row_pass(configs: list[_Config], report: VerifyReport, every: bool, count: 
                 groups.append((config, kind, jobs))
     results = iter(_run(run_rows_job, [job for _, _, jobs in groups for job in jobs], count))
     for config, kind, jobs in groups:
-        seen: set[str] = set()
+        seen: Counter[str] = Counter()
         for result in (next(results) for _ in jobs):
             report.merge(result.report)
             seen.update(result.seen)
+        report.mismatches += [
+            f"{config.manifest_path}: {example_id}: in the config's {kind} {count} times"
+            for example_id, count in sorted(seen.items())
+            if count > 1
+        ]
         assert config.manifest is not None
         missing = [example_id for example_id in config.manifest.rows if example_id not in seen]
         report.mismatches += [
@@ -343,7 +349,8 @@ def _read_card(folder: Path, plan: _Plan) -> _Card | None:
     found = yaml.get(CARD_KEY)
     key: dict = found if isinstance(found, dict) else {}
     where = f"{folder / CARD}: {CARD_KEY}"
-    configs = [str(c.get("config_name")) for c in yaml.get("configs") or [] if isinstance(c, dict)]
+    listed = yaml.get("configs")
+    configs = [str(c.get("config_name")) for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
     recorded = key.get(DATA_FILES_KEY)
     if not isinstance(recorded, dict):
         plan.problems.append(f"{where}.{DATA_FILES_KEY}: missing: the card records no data file sha256 (run assemble)")
