@@ -212,17 +212,20 @@ def _print_gui_facts(root: Path) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import built_configs
-    from groundbench.stages.verify import verify
+    from groundbench.stages.verify import repair_hints, verify, verify_and_repair
 
     root = _root(args)
-    configs = args.configs or built_configs(root)
-    report = verify(root / "data", configs)
+    if args.repair:
+        for line in verify_and_repair(root, args.configs or None):
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+    report = verify(root / "data", args.configs or None, rows=args.rows)
     for line in report.mismatches:
         print(f"MISMATCH {line}")  # plain print: one unwrapped line per mismatch, for grep
+    for line in repair_hints(root, report):
+        print(f"REPAIR {line}")
     status = "FAILED" if report.mismatches else "ok"
     console.print(
-        f"verify {status}: {len(configs)} configs, {report.checked_files} files, "
+        f"verify {status}: {report.configs} configs, {report.checked_files} files, "
         f"{report.checked_images} embedded images, {len(report.mismatches)} mismatches"
     )
     return 1 if report.mismatches else 0
@@ -688,9 +691,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "verify",
         cmd_verify,
-        "Re-hash the image store and embedded images against the manifests; exit 1 on any mismatch.",
+        "Check every shard, Parquet file, manifest, card and store image against the sha256s recorded at build time "
+        "(docs/integrity.md); exit 1 naming each file and row that differs, with the command that repairs it.",
     )
-    p.add_argument("configs", nargs="*", help="configs to check (default: every built config)")
+    p.add_argument(
+        "configs", nargs="*", help="configs to check (default: every built config and every config in the card)"
+    )
+    p.add_argument("--rows", action="store_true", help="also read every file row by row against its manifest (slower)")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="first remove each damaged DVC cache object and its links and restore them (dvc pull, else dvc repro)",
+    )
     where_help = (
         "keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. box_projection_mismatch), "
         "excluded, included, reask, or key=value with key in stratum, source, action, class, quality, tag, "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from datasets import Dataset, load_dataset
 
-from groundbench.core.published import SPLIT, check_format_version, resolve_folder
+from groundbench.core.published import SPLIT, check_format_version, config_dir, content_key, resolve_folder
 
 
 def load_config(config: str, folder: str | Path | None = None, cache_dir: str | Path | None = None) -> Dataset:
@@ -15,10 +15,24 @@ def load_config(config: str, folder: str | Path | None = None, cache_dir: str | 
     Without ``folder``: ``$GROUNDBENCH_DATA``, else the ``data/groundbench`` of the checkout this package
     runs from; never the working directory. The data's format version is checked against the package's
     first (a clear error on a mismatch, never a silent misread).
+
+    The config's data files are hashed and checked against the sha256s the card records (a file that
+    differs is refused with an error naming it), and the ``datasets`` cache is keyed on that content:
+    ``datasets`` keys a local folder's cache on its card alone, so without this a changed file with an
+    unchanged card would be answered with the previous rows. The key travels as the builder config's
+    ``description``, the one free-text field of a config that enters its cache directory name.
     """
     path = resolve_folder(folder)
     check_format_version(path)
-    return load_dataset(str(path), config, split=SPLIT, cache_dir=None if cache_dir is None else str(cache_dir))
+    config_dir(path, config)  # an unpublished config: one clear error naming the configs there are
+    key = content_key(path, config)
+    return load_dataset(
+        str(path),
+        config,
+        split=SPLIT,
+        cache_dir=None if cache_dir is None else str(cache_dir),
+        description=f"GroundBench {config}, data files sha256 {key}",
+    )
 
 
 def excluded_free(dataset: Dataset) -> Dataset:

@@ -1,9 +1,13 @@
 """The gate between predictions and the data they are scored against (seed 001's frozen manifests).
 
 The published folder's card carries, in its YAML front matter, a ``groundbench`` key:
-``format_version``, ``dataset_version`` and ``configs.<name>.manifest_sha256`` (the sha256 of the
-config's image manifest), written by ``groundbench assemble``. :func:`folder_gate` reads them from
-the folder alone. Every request line carries ``dataset_version``, ``manifest_sha256`` and
+``format_version``, ``dataset_version``, ``configs.<name>.manifest_sha256`` (the sha256 of the
+config's manifest, ``data/manifests/<name>.jsonl``: its images, its shard files and a digest of every
+row's fields, boxes, labels and instruction included; see ``groundbench.core.manifests``) and
+``data_files_sha256`` (the sha256 of every published Parquet file), written by ``groundbench
+assemble``. :func:`folder_gate` reads them from the folder alone. Predictions made against rows with
+other boxes, labels or prompts carry another ``manifest_sha256`` (or ``template_sha256``) and are
+refused. Every request line carries ``dataset_version``, ``manifest_sha256`` and
 ``template_sha256``; ``groundbench score`` compares what each prediction line carries with the data
 and the prompt templates it scores against (and ``image_sha256`` with the row's image, when a line
 carries it), and refuses a mismatch unless explicitly overridden.
@@ -20,6 +24,7 @@ import yaml
 
 from groundbench import __version__
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.published import DATA_FILES_KEY
 
 CARD_KEY = "groundbench"
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")
@@ -42,13 +47,22 @@ class Gate:
         }
 
 
-def card_key(format_version: str, dataset_version: str, manifests: Mapping[str, str]) -> dict[str, Any]:
-    """The card's ``groundbench`` YAML value (what :func:`folder_gate` reads back)."""
-    return {
+def card_key(
+    format_version: str,
+    dataset_version: str,
+    manifests: Mapping[str, str],
+    data_files: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The card's ``groundbench`` YAML value (what :func:`folder_gate` reads back); ``data_files``: each
+    published Parquet file (path relative to the folder) -> its sha256 (``groundbench.core.published``)."""
+    key: dict[str, Any] = {
         "format_version": format_version,
         "dataset_version": dataset_version,
         "configs": {name: {"manifest_sha256": sha} for name, sha in sorted(manifests.items())},
     }
+    if data_files is not None:
+        key[DATA_FILES_KEY] = dict(sorted(data_files.items()))
+    return key
 
 
 def _front_matter(card: Path) -> Mapping[str, Any]:

@@ -103,8 +103,9 @@ def build_all(root: Path) -> None:
 # in collection order (--no-loadscope-reorder: by default xdist starts with the files holding the most
 # tests, which leaves these long few-test files for last), and a run ends when its last file does: a long
 # file picked up last leaves the other worker idle. test_dvc.py makes the run's one `dvc repro`
-# (tests/dvcrepo.py) that test_dvc_s3.py and test_scoring_built.py read, so it starts at once (on the
-# other worker) and they come later. Only the order changes: no test depends on another having run.
+# (tests/dvcrepo.py) that test_dvc_s3.py, test_scoring_built.py and test_faults_integrity.py read, so it
+# starts at once (on the other worker) and they come later. Only the order changes: no test depends on
+# another having run.
 LONGEST_FIRST = (
     "test_benchmark.py",
     "test_dvc.py",
@@ -114,6 +115,7 @@ LONGEST_FIRST = (
     "test_eval.py",
     "test_dvc_s3.py",
     "test_scoring_built.py",
+    "test_faults_integrity.py",
 )
 
 

@@ -11,6 +11,7 @@ import boto3
 import pytest
 from moto.server import ThreadedMotoServer
 
+from groundbench.core.manifests import read_manifest
 from tests.conftest import digests
 from tests.dvcrepo import TRACKED_OUTPUTS, dvc_env
 from tests.test_dvc import repo  # noqa: F401 (repo is a fixture: a copy of the built git+DVC repo)
@@ -82,7 +83,7 @@ def test_pull_of_a_single_config_fetches_only_that_config(pushed: Path, s3: str,
     assert sorted(p.name for p in (clone / "data/shards").iterdir() if not p.name.startswith(".")) == ["curated_umd"]
     assert not (clone / "data/manifests/bulk_umd.jsonl").exists()
     assert not (clone / "data/groundbench/data/bulk_umd").exists()
-    manifest = (clone / "data/manifests/curated_umd.jsonl").read_text().splitlines()
+    manifest = read_manifest(clone / "data/manifests/curated_umd.jsonl")  # its image lines
     store = [p for p in (clone / "data/images").rglob("*") if p.is_file()]
     assert len(store) == len(manifest) < len([p for p in (pushed / "data/images").rglob("*") if p.is_file()])
     for folder in ("data/shards/curated_umd", "data/groundbench/data/curated_umd"):

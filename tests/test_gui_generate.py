@@ -13,6 +13,7 @@ import yaml
 from datasets import load_dataset
 from PIL import Image
 
+from groundbench.core.manifests import read_manifest
 from groundbench.core.params import GuiSampleParams
 from groundbench.samples.gui import fonts
 from groundbench.samples.gui.sheets import COLOURS, STYLES
@@ -166,6 +167,6 @@ def test_default_build_loads_every_generated_config(tmp_path: Path) -> None:
         row = ds[0]
         assert row["source"] == "groundbench_gui" and row["stratum"] == "suite" and row["conditions"] == []
         assert row["extras"]["gui"]["frame_width"] == row["width"] == row["image"].size[0]
-        manifest = (root / "data" / "manifests" / f"{config}.jsonl").read_text().splitlines()
+        manifest = read_manifest(root / "data" / "manifests" / f"{config}.jsonl")
         assert len(manifest) == len({r for r in ds["image_sha256"]})  # each screenshot listed once
     assert run_cli(root, "summary") == 0

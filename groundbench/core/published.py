@@ -12,10 +12,16 @@ Writing follows what ``datasets`` itself does for ``push_to_hub``: row groups si
 unchanged pages between versions), a page index, and the per-column options ``datasets`` chooses
 for its features. The ``datasets`` features ride in the schema metadata (``huggingface`` key), so
 ``load_dataset`` restores the ``Image`` feature. Two writes of the same rows give the same bytes.
+
+The card records the sha256 of every data file (``groundbench.data_files_sha256``, written by
+``groundbench assemble``). :func:`content_key` hashes a config's files, refuses any that differ from
+that record, and returns one digest of the config's bytes: ``groundbench.loaders.load_config`` keys
+the ``datasets`` cache on it, so changed bytes are never answered from an old cache.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -30,13 +36,16 @@ import yaml
 
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.manifests import sha256_file
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
 
 SPLIT = "test"
 DATA_SUFFIX = ".parquet"
 DATA_GLOB = f"{SPLIT}-*{DATA_SUFFIX}"
 CARD = "README.md"
+CHECKSUMS = "SHA256SUMS"  # every other file of a built folder -> sha256 (sha256sum's format; not uploaded)
 CARD_KEY = "groundbench"  # the card's YAML key with format_version, dataset_version and per-config facts
+DATA_FILES_KEY = "data_files_sha256"  # under CARD_KEY: every data file (path in the folder) -> its sha256
 ENV_FOLDER = "GROUNDBENCH_DATA"  # where load_config and the tools look when no folder is given
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -249,15 +258,26 @@ def _download(repo_id: str, local: Path) -> Path:
         ) from exc
 
 
-def card_metadata(folder: Path) -> dict[str, Any]:
-    """The card's ``groundbench:`` YAML mapping (empty when the card has none)."""
+def card_front_matter(folder: Path) -> dict[str, Any]:
+    """The card's YAML front matter (empty when the folder has no card or the card has none); a card that
+    cannot be read or parsed is an error naming it."""
     card = folder / CARD
     if not card.is_file():
         return {}
-    text = card.read_text(encoding="utf-8")
-    match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
-    data = yaml.safe_load(match.group(1)) if match else None
-    value = (data or {}).get(CARD_KEY) if isinstance(data, dict) else None
+    try:
+        text = card.read_text(encoding="utf-8")
+        match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
+        # libyaml's parser when present: the features make the YAML long (a pure-Python parse is ~0.2 s).
+        data = yaml.load(match.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if match else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        reason = str(exc).replace("\n", " ")
+        raise GroundBenchError(card, "front matter", f"expected the card's YAML ({reason})") from exc
+    return data if isinstance(data, dict) else {}
+
+
+def card_metadata(folder: Path) -> dict[str, Any]:
+    """The card's ``groundbench:`` YAML mapping (empty when the card has none)."""
+    value = card_front_matter(folder).get(CARD_KEY)
     return value if isinstance(value, dict) else {}
 
 
@@ -273,6 +293,46 @@ def folder_format_version(folder: Path) -> str | None:
         if raw is not None:
             return str(json.loads(raw)["format_version"])
     return None
+
+
+def recorded_data_files(folder: Path) -> dict[str, str] | None:
+    """The card's record of every data file's sha256 (``data/<config>/<file>`` -> sha256); None when the
+    card has none (a folder not written by ``groundbench assemble``)."""
+    found = card_metadata(folder).get(DATA_FILES_KEY)
+    if found is None:
+        return None
+    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+        raise GroundBenchError(folder / CARD, f"{CARD_KEY}.{DATA_FILES_KEY}", "expected a mapping of file -> sha256")
+    return {str(name): value for name, value in found.items()}
+
+
+def content_key(folder: Path, config: str) -> str:
+    """One sha256 of a config's data files (names and bytes), each file hashed now.
+
+    When the card records the files (:func:`recorded_data_files`), a missing, extra or changed file is
+    an error naming it: the folder's bytes are not the ones it was published with. Without a record the
+    files' own sha256s make the key, so changed bytes still change it.
+    """
+    files = data_files(folder / "data" / config)
+    found = {f"data/{config}/{path.name}": sha256_file(path) for path in files}
+    recorded = recorded_data_files(folder)
+    if recorded is not None:
+        expected = {name: sha for name, sha in recorded.items() if name.startswith(f"data/{config}/")}
+        rerun = "rebuild the folder (`groundbench assemble`) or download it again"
+        for name in sorted(set(expected) | set(found)):
+            if name not in found:
+                raise GroundBenchError(folder / name, "file", f"missing: the card records it ({rerun})")
+            if name not in expected:
+                raise GroundBenchError(folder / name, "file", f"not in the card's {DATA_FILES_KEY} ({rerun})")
+            if found[name] != expected[name]:
+                raise GroundBenchError(
+                    folder / name,
+                    "sha256",
+                    f"{found[name]} differs from the card's record {expected[name]}: the file changed after it "
+                    f"was built ({rerun})",
+                )
+    listing = "".join(f"{sha}  {name}\n" for name, sha in sorted(found.items()))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
 class FormatVersionError(GroundBenchError):

@@ -2,9 +2,11 @@
 
 Reads ``data/interim/<source>/<config>/`` and writes ``data/shards/<config>/`` and
 ``data/manifests/<config>.jsonl``. The interim record batches are checked in parallel (an ordered
-map, as the converters run): each batch's schema and value rules, its baselines recomputed, and its
-images hashed against ``image_sha256``. The manifest is cross-checked against the shards: every
-row's image is listed and hashes to its ``image_sha256``, and every listed image is used.
+map, as the converters run): each batch's schema and value rules, its baselines recomputed, its
+images hashed against ``image_sha256``, and each row's digest computed. The manifest is cross-checked
+against the shards: every row's image is listed and hashes to its ``image_sha256``, and every listed
+image is used. It seals the config (:mod:`groundbench.core.manifests`): the image lines, the sha256 of
+every shard written, and every row's ``row_sha256``.
 
 One copy of the bytes: when the converter already wrote the baked baselines (its ``ShardWriter``
 completes batches with :func:`bake_row_baselines`) every baked batch equals its interim batch, and
@@ -25,7 +27,7 @@ import pyarrow.compute as pc
 
 from groundbench.core.atomic import atomic_dir, write_text
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.manifests import read_manifest, sha256_bytes, write_manifest
+from groundbench.core.manifests import file_record, read_manifest, row_digests, sha256_bytes, write_config_manifest
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, open_shard, shard_files
 from groundbench.schemas.rules import check_arrow_schema, validate_table
@@ -63,6 +65,7 @@ class BatchVerdict:
     excluded: int
     unchanged: bool  # the interim batch already holds these baselines
     bad_images: tuple[int, ...]  # rows whose bytes do not hash to their image_sha256 (or are missing)
+    digests: tuple[str, ...]  # each row's row_sha256 (groundbench.core.manifests.row_digest)
 
 
 def bake_config(
@@ -102,11 +105,13 @@ def bake_config(
     used: set[str] = set()
     excluded, rows, unchanged = 0, 0, True
     baselines: list[pa.Array] = []
+    rows_sealed: list[tuple[str, str]] = []  # (example_id, row_sha256) in shard order
     # First pass: check every batch (in parallel); keep only its baselines column.
     for task, verdict in zip(tasks, ordered_map(check_batch, tasks, count, WINDOW), strict=True):
         batch = readers[task.shard].get_batch(task.index)
         _check_listed(batch, manifest, verdict, task.where, used)
         baselines.append(verdict.baselines)
+        rows_sealed.extend(zip(batch.column("example_id").to_pylist(), verdict.digests, strict=True))
         excluded += verdict.excluded
         rows += batch.num_rows
         unchanged = unchanged and verdict.unchanged
@@ -124,7 +129,8 @@ def bake_config(
                 batch = readers[task.shard].get_batch(task.index)
                 index = batch.schema.get_field_index("baselines")
                 writer.add_batch(batch.set_column(index, batch.schema.field("baselines"), column))
-    write_manifest(manifest_out, manifest)
+    # The shards as written (or linked) are hashed once more: the manifest records their exact bytes.
+    write_config_manifest(manifest_out, manifest, map(file_record, shard_files(shards_out)), rows_sealed)
     return BakeResult(
         rows=rows,
         excluded=excluded,
@@ -146,6 +152,7 @@ def check_batch(task: BatchTask) -> BatchVerdict:
         excluded=int(pc.sum(baked.column("excluded")).as_py() or 0),
         unchanged=baked.column("baselines").equals(batch.column("baselines")),
         bad_images=tuple(_bad_images(batch)),
+        digests=tuple(row_digests(baked)),
     )
 
 

@@ -48,7 +48,9 @@ def pull_config(root: Path, config: str, remote: str | None = None) -> tuple[int
 def _pull(root: Path, config: str, remote: str | None) -> tuple[int, int]:
     from dvc.repo import Repo
 
-    published = [f"data/groundbench/data/{config}", "data/groundbench/README.md", "data/groundbench/croissant.json"]
+    folder = "data/groundbench"
+    # The card, Croissant file and SHA256SUMS: what `groundbench verify CONFIG` checks the config's files against.
+    published = [f"{folder}/data/{config}", f"{folder}/README.md", f"{folder}/croissant.json", f"{folder}/SHA256SUMS"]
     if config == BASELINES_CONFIG:
         with Repo(str(root)) as repo:
             fetched = repo.pull(targets=["data/baselines", *published], remote=remote)

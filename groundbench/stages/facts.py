@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.cards.sources import DERIVED_SOURCE
-from groundbench.core.manifests import read_manifest, sha256_file
+from groundbench.core.manifests import FileRecord, file_record, read_manifest, sha256_file
 from groundbench.core.published import data_files, iter_batches, open_data_file
 from groundbench.core.registry import ConfigInfo
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
@@ -47,13 +47,6 @@ MISSING = "(none)"  # printed for a null category, action or box quality
 def digest_of_digests(digests: list[str]) -> str:
     """sha256 of the sorted, distinct hex digests joined by newlines: one checksum for a set of files."""
     return hashlib.sha256("\n".join(sorted(set(digests))).encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class ShardFile:
-    name: str  # relative to the config's folder
-    bytes: int
-    sha256: str
 
 
 @dataclass(frozen=True)
@@ -99,7 +92,7 @@ class ConfigCard:
     images: int = 0
     image_bytes: int = 0
     shard_bytes: int = 0
-    shards: list[ShardFile] = field(default_factory=list)
+    shards: list[FileRecord] = field(default_factory=list)
     by_action: dict[str, int] = field(default_factory=dict)
     by_part_class: dict[str, int] = field(default_factory=dict)
     by_object_category: dict[str, int] = field(default_factory=dict)
@@ -156,9 +149,8 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     gui_rows: list[dict[str, Any]] = []
     columns = sorted({*FACT_COLUMNS, *GUI_COLUMNS, "object_id"})
     for path in data_files(shards):
-        size = path.stat().st_size
-        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
-        card.shard_bytes += size
+        card.shards.append(file_record(path))
+        card.shard_bytes += card.shards[-1].bytes
     for batch in iter_batches(shards, columns):
         if is_gui(source):
             gui_rows += batch.select(GUI_COLUMNS).to_pylist()
@@ -266,7 +258,7 @@ class BaselinesCard:
     row: str = "one (config, stratum, condition, baseline) aggregate, computed from the record configs"
     rows: int = 0
     shard_bytes: int = 0
-    shards: list[ShardFile] = field(default_factory=list)
+    shards: list[FileRecord] = field(default_factory=list)
     entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
 
 
@@ -296,9 +288,8 @@ def baselines_card(shards: Path) -> BaselinesCard | None:
         return None
     card = BaselinesCard()
     for path in files:
-        size = path.stat().st_size
-        card.shards.append(ShardFile(path.name, size, sha256_file(path)))
-        card.shard_bytes += size
+        card.shards.append(file_record(path))
+        card.shard_bytes += card.shards[-1].bytes
     for batch in iter_batches(shards):
         card.entries.extend(batch.to_pylist())
     card.rows = len(card.entries)

@@ -8,6 +8,11 @@ the schema metadata, the dataset version beside them) with the published columns
 (:mod:`groundbench.stages.published_columns`: prompts and licence). Besides the record configs the folder
 holds the ``baselines`` config, with its own features (``schemas/baselines_features.py``), when it
 was built. A config with no rows is not written: the card lists it as absent, with the reason.
+
+The folder is sealed: the card's ``groundbench.data_files_sha256`` records every Parquet file's sha256
+(what ``load_config`` checks on any copy, a Hub download included), and ``SHA256SUMS`` lists every
+other file of the folder too, the card itself included (what ``groundbench verify`` checks; it stays
+in the build, since ``publish`` writes the commit into the uploaded card).
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from groundbench.cards.render import render_body, sources_read, synthetic_notice
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.published import DATA_GLOB, iter_rows, rows_per_group, write_config
+from groundbench.core.manifests import sha256_file, write_sha256sums
+from groundbench.core.published import CHECKSUMS, DATA_GLOB, iter_rows, rows_per_group, write_config
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
 from groundbench.results.tasks import EVAL_YAML, folder_eval_yaml
@@ -62,10 +68,17 @@ def features_of(name: str) -> Features:
 
 def groundbench_metadata(facts: Sequence[ConfigCard | BaselinesCard], version: str, synthetic: Sequence[str]) -> dict:
     """The card's ``groundbench:`` YAML: what tools check before reading the folder (format version,
-    dataset version, each config's manifest sha256) and which configs are synthetic samples."""
+    dataset version, each config's manifest sha256, each data file's sha256) and which configs are
+    synthetic samples."""
     manifests = {f.name: f.manifest_sha256 for f in facts if isinstance(f, ConfigCard)}
     # The scoring gate (groundbench.scoring.gate.folder_gate) reads this key from the published folder alone.
-    return {**card_key(FORMAT_VERSION, version, manifests), "synthetic_configs": sorted(synthetic)}
+    key = card_key(FORMAT_VERSION, version, manifests, data_file_sums(facts))
+    return {**key, "synthetic_configs": sorted(synthetic)}
+
+
+def data_file_sums(facts: Sequence[ConfigCard | BaselinesCard]) -> dict[str, str]:
+    """Every Parquet file of the folder (``data/<config>/<file>``) -> its sha256, as the facts measured it."""
+    return {f"data/{f.name}/{shard.name}": shard.sha256 for f in facts for shard in f.shards}
 
 
 def source_datasets(facts: DatasetFacts) -> list[str]:
@@ -243,4 +256,15 @@ def assemble(
         (tmp / "README.md").write_text(card_text(facts), encoding="utf-8")
         (tmp / EVAL_YAML).write_text(eval_yaml_text(tmp, facts), encoding="utf-8")
         write_croissant(tmp, facts)
+        write_sha256sums(tmp / CHECKSUMS, folder_sums(tmp, data_file_sums(facts.published)))
     return facts
+
+
+def folder_sums(folder: Path, data_files: dict[str, str]) -> dict[str, str]:
+    """Every file of the folder but ``SHA256SUMS`` -> sha256 (the Parquet files' already measured)."""
+    sums = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        name = path.relative_to(folder).as_posix()
+        if name != CHECKSUMS:
+            sums[name] = data_files.get(name) or sha256_file(path)
+    return sums
