@@ -677,7 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--engine",
         choices=["raster", "embree", "triangle"],
         default="raster",
-        help="raster (default: the same bytes on every CPU), embree (faster, edge pixels vary by CPU), triangle",
+        help="raster (default: the same bytes on every CPU), embree (its edge pixels vary by CPU), triangle",
     )
     p = add(
         "verify",

@@ -4,9 +4,9 @@ One machine cannot be another, but it can stop using what its CPU adds: numpy's 
 (``NPY_DISABLE_CPU_FEATURES``), OpenBLAS's kernel choice (``OPENBLAS_CORETYPE``), glibc's FMA variants
 of ``sin``/``cos``/``exp`` (``GLIBC_TUNABLES``) and OpenCV's dispatch (``OPENCV_CPU_DISABLE``). The GAPartNet
 sample writer, conversion and contrast mining, and the UMD sample writer and conversion, run in a fresh
-process per setting (``tests/cpu_dispatch_child.py``) and must write identical bytes. Only features the running CPU has are
-named, and each child reports what its dispatch actually was, so a setting that changed nothing cannot
-pass for one that did.
+process per setting (``tests/cpu_dispatch_child.py``) and must write identical bytes. Only features the
+running CPU has are named, and each child reports what its dispatch actually was, so a setting that
+changed nothing cannot pass for one that did.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Every pixel is the ray through its centre and sees exactly one triangle, and eac
 to one link, so instance and semantic segmentation are exact per-pixel part ids rather than
 colour-coded approximations. Depth is the hit point's camera-frame z, from the hit triangle's plane.
 Engines (``cast``): ``raster`` (the default, ``raster.py``) is a float64 numpy z-buffer over pixel
-centres whose bytes are the same on every CPU; ``embree`` (trimesh + embreex) is much faster but
-picks its kernels by instruction set at run time, so its edge pixels differ between CPUs;
+centres whose bytes are the same on every CPU; ``embree`` (trimesh + embreex) picks its kernels
+by instruction set at run time, so its edge pixels differ between CPUs;
 ``triangle`` is trimesh's pure-numpy ray intersector (needs ``rtree``, slow).
 
 Same inputs give the same bytes: fixed pixel order, fixed shading, PNG and npz written with fixed
