@@ -19,6 +19,11 @@ import time
 from pathlib import Path
 
 import numpy as np
+import trimesh
+
+from groundbench.converters.gapartnet.geometry import Camera
+from groundbench.converters.gapartnet.renderer import Scene, cast, look_at_camera, spherical_position
+from groundbench.samples.gapartnet import view_scenes
 
 CASES = ("sample", "sample800", "dense800")
 ENGINES = ("raster", "embree")
@@ -32,34 +37,11 @@ def _rss_mb() -> float:
     return float("nan")
 
 
-def _sample_scenes(width: int, height: int) -> list[tuple[object, object]]:
-    from groundbench.converters.gapartnet.renderer import build_scene, look_at_camera, spherical_position
-    from groundbench.converters.gapartnet.urdf import parse_urdf
-    from groundbench.samples.gapartnet import SAMPLE_OBJECTS, _files, link_names
-
-    scenes = []
-    tmp = Path(tempfile.mkdtemp())
-    for obj in SAMPLE_OBJECTS:
-        folder = tmp / obj.object_id
-        for name, data in _files(obj).items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
-        urdf = parse_urdf((folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
-        names = link_names(obj)
-        for spec in obj.views:
-            qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
-            full = {n: (0.0 if j.type == "fixed" else float(qpos.get(n, 0.0))) for n, j in urdf.joints.items()}
-            position = spherical_position(spec.theta, spec.phi, spec.distance)
-            camera = look_at_camera(position, np.zeros(3), width, height)
-            scenes.append((build_scene(folder, urdf, full, obj.object_id), camera))
-    return scenes
+def _sample_scenes(width: int, height: int) -> list[tuple[Scene, Camera]]:
+    return view_scenes(Path(tempfile.mkdtemp()), width, height)
 
 
-def _dense_scene() -> list[tuple[object, object]]:
-    import trimesh
-
-    from groundbench.converters.gapartnet.renderer import Scene, look_at_camera, spherical_position
-
+def _dense_scene() -> list[tuple[Scene, Camera]]:
     sphere = trimesh.creation.icosphere(subdivisions=7, radius=0.5)
     wall = np.array([[0.6, -2.0, -2.0], [0.6, 2.0, -2.0], [0.6, 2.0, 2.0], [0.6, -2.0, 2.0]])
     vertices = np.concatenate([np.asarray(sphere.vertices), wall])
@@ -72,8 +54,6 @@ def _dense_scene() -> list[tuple[object, object]]:
 
 
 def child(case: str, engine: str) -> dict[str, float]:
-    from groundbench.converters.gapartnet.renderer import cast
-
     scenes = {"sample": lambda: _sample_scenes(320, 240), "sample800": lambda: _sample_scenes(800, 800)}.get(
         case, _dense_scene
     )()
@@ -81,10 +61,10 @@ def child(case: str, engine: str) -> dict[str, float]:
     spent = 0.0
     for scene, camera in scenes:
         start = time.perf_counter()
-        cast(scene, camera, engine)  # type: ignore[arg-type]
+        cast(scene, camera, engine)
         spent += time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    triangles = max(len(scene.faces) for scene, _ in scenes)  # type: ignore[attr-defined]
+    triangles = max(len(scene.faces) for scene, _ in scenes)
     return {"views": len(scenes), "triangles": triangles, "seconds": spent, "rss_before_mb": before, "peak_mb": peak}
 
 

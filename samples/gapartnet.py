@@ -30,9 +30,12 @@ from typing import Any
 import numpy as np
 
 from groundbench.converters.gapartnet.annotations import LinkAnnotation
-from groundbench.converters.gapartnet.geometry import rpy_matrix
+from groundbench.converters.gapartnet.geometry import Camera, rpy_matrix
 from groundbench.converters.gapartnet.renderer import (
     DEFAULT_ENGINE,
+    Scene,
+    build_scene,
+    every_joint,
     look_at_camera,
     render_view,
     spherical_position,
@@ -676,13 +679,34 @@ def _render_task(task: _ViewTask) -> Any:
     annotations: tuple[LinkAnnotation, ...] = parse_link_annotations(
         (task.folder / "link_annotation_gapartnet.json").read_bytes(), obj.object_id
     )
-    names = link_names(obj)
-    camera = look_at_camera(
-        spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), task.width, task.height
-    )
-    qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
     meta = {"model_id": int(obj.object_id), "category": obj.category, "camera_idx": 0, "render_idx": task.view_index}
-    return render_view(task.folder, urdf, annotations, qpos, camera, meta, task.engine)
+    camera = view_camera(spec, task.width, task.height)
+    return render_view(task.folder, urdf, annotations, view_qpos(obj, spec), camera, meta, task.engine)
+
+
+def view_camera(spec: ViewSpec, width: int, height: int) -> Camera:
+    return look_at_camera(spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), width, height)
+
+
+def view_qpos(obj: SampleObject, spec: ViewSpec) -> dict[str, float]:
+    names = link_names(obj)
+    return {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
+
+
+def view_scenes(root: Path, width: int, height: int) -> list[tuple[Scene, Camera]]:
+    """Every rendered view of the sample as the renderer's input (its object folders written under ``root``):
+    what tests and ``benchmarks/render_bench.py`` give the engines."""
+    scenes = []
+    for obj in SAMPLE_OBJECTS:
+        folder = root / obj.object_id
+        for name, data in _files(obj).items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        urdf = parse_urdf((folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
+        for spec in obj.views:
+            scene = build_scene(folder, urdf, every_joint(urdf, view_qpos(obj, spec)), obj.object_id)
+            scenes.append((scene, view_camera(spec, width, height)))
+    return scenes
 
 
 def write_sample(

@@ -7,14 +7,15 @@ a triangle drawn in the plane z = 1 covers exactly the pixel centres (a, b) it c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from groundbench.converters.gapartnet import raster
 from groundbench.converters.gapartnet.geometry import Camera
-from groundbench.converters.gapartnet.renderer import build_scene, cast, look_at_camera, spherical_position
-from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.samples.gapartnet import SAMPLE_OBJECTS, _files, link_names
+from groundbench.converters.gapartnet.renderer import Scene, cast
+from groundbench.samples.gapartnet import view_scenes
 
 CAMERA = Camera(np.array([[2.0, 0.0, 2.0], [0.0, 2.0, 2.0], [0.0, 0.0, 1.0]]), np.eye(3), np.zeros(3), 4, 4)
 # Edge-pixel share where the two engines may pick different triangles (measured: 156 of 1,612,800 pixels).
@@ -94,44 +95,27 @@ def test_a_triangle_behind_the_camera_is_not_seen() -> None:
     assert (hits == -1).all()
 
 
-def _sample_views(width: int = 320, height: int = 240) -> list[tuple[object, Camera]]:
-    import tempfile
-    from pathlib import Path
-
-    views = []
-    folder_root = Path(tempfile.mkdtemp())
-    for obj in SAMPLE_OBJECTS:
-        folder = folder_root / obj.object_id
-        for name, data in _files(obj).items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
-        urdf = parse_urdf((folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
-        names = link_names(obj)
-        for spec in obj.views:
-            qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
-            full = {n: (0.0 if j.type == "fixed" else float(qpos.get(n, 0.0))) for n, j in urdf.joints.items()}
-            camera = look_at_camera(spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), width, height)
-            views.append((build_scene(folder, urdf, full, obj.object_id), camera))
-    return views
+def _sample_views(tmp_path: Path, width: int = 320, height: int = 240) -> list[tuple[Scene, Camera]]:
+    return view_scenes(tmp_path, width, height)
 
 
-def test_the_result_does_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    scene, camera = _sample_views(160, 120)[4]  # the keyboard: 372 triangles
-    whole = cast(scene, camera, "raster")  # type: ignore[arg-type]
+def test_the_result_does_not_depend_on_the_chunk_size(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    scene, camera = _sample_views(tmp_path, 160, 120)[4]  # the keyboard: 372 triangles
+    whole = cast(scene, camera, "raster")
     monkeypatch.setattr(raster, "PAIRS_PER_CHUNK", 997)  # chunks that cut through triangles
-    pieces = cast(scene, camera, "raster")  # type: ignore[arg-type]
+    pieces = cast(scene, camera, "raster")
     assert np.array_equal(whole[0], pieces[0]) and np.array_equal(whole[1], pieces[1])
     assert int((whole[0] >= 0).sum()) > 1000
 
 
-def test_it_agrees_with_the_embree_ray_caster_on_the_sample_but_for_edge_pixels() -> None:
+def test_it_agrees_with_the_embree_ray_caster_on_the_sample_but_for_edge_pixels(tmp_path: Path) -> None:
     pixels = differing = 0
-    for scene, camera in _sample_views():
-        ours, our_depth = cast(scene, camera, "raster")  # type: ignore[arg-type]
-        theirs, their_depth = cast(scene, camera, "embree")  # type: ignore[arg-type]
+    for scene, camera in _sample_views(tmp_path):
+        ours, our_depth = cast(scene, camera, "raster")
+        theirs, their_depth = cast(scene, camera, "embree")
         pixels += ours.size
         assert np.array_equal(ours >= 0, theirs >= 0)  # the same silhouette
-        link = scene.face_link  # type: ignore[attr-defined]
+        link = scene.face_link
         assert np.array_equal(link[ours[ours >= 0]], link[theirs[theirs >= 0]])  # the same part at every pixel
         other = ours != theirs
         differing += int(other.sum())

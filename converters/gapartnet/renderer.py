@@ -209,6 +209,11 @@ def png_bytes(image: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
+def every_joint(urdf: Urdf, qpos: dict[str, float]) -> dict[str, float]:
+    """``qpos`` for every joint of the URDF: 0 for joints it leaves out and for fixed joints."""
+    return {name: (0.0 if j.type == "fixed" else float(qpos.get(name, 0.0))) for name, j in urdf.joints.items()}
+
+
 def render_view(
     folder: Path,
     urdf: Urdf,
@@ -220,7 +225,7 @@ def render_view(
 ) -> RenderedView:
     """Render one clean view in GAPartNet's format; ``meta`` adds model_id/category/indices."""
     where = relative_to(folder.parent, folder)
-    full_qpos = {name: (0.0 if j.type == "fixed" else float(qpos.get(name, 0.0))) for name, j in urdf.joints.items()}
+    full_qpos = every_joint(urdf, qpos)
     scene = build_scene(folder, urdf, full_qpos, where)
     hits, depth = cast(scene, camera, engine)
     categories = {a.link_name: a.category for a in annotations if a.is_gapart}
