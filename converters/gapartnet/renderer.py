@@ -21,6 +21,7 @@ import math
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import trimesh
@@ -41,12 +42,13 @@ from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import BACKGROUND, NOT_A_PART, metafile_json, npz_bytes
 from groundbench.core import exact
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import RenderEngine
 from groundbench.core.paths import inside_root, relative_to
 
 BACKGROUND_RGB = (216, 206, 189)  # GAPartNet's render background
 FOV_Y_DEGREES = 35.0  # GAPartNet: fovx = fovy = 35 degrees
 PICKLE_PROTOCOL = 4
-ENGINES = ("raster", "embree", "triangle")
+ENGINES: tuple[str, ...] = get_args(RenderEngine)  # params.yaml's choice, in one place
 DEFAULT_ENGINE = "raster"
 ENGINE_NAMES = {  # the metafile's "renderer"
     "raster": "groundbench z-buffer rasterizer (raster)",
