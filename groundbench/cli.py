@@ -687,7 +687,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--camera-idx", type=int, default=0, help="camera index in the view name (default 0)")
     p.add_argument("--render-idx", type=int, default=0, help="render index in the view name (default 0)")
     p.add_argument("--category", help="object category (default: meta.json model_cat)")
-    p.add_argument("--engine", choices=["embree", "triangle"], default="embree", help="ray caster (default embree)")
+    p.add_argument(
+        "--engine",
+        choices=["raster", "embree", "triangle"],
+        default="raster",
+        help="raster (default: the same bytes on every CPU), embree (its edge pixels vary by CPU), triangle",
+    )
     p = add(
         "verify",
         cmd_verify,

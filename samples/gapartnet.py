@@ -30,15 +30,26 @@ from typing import Any
 import numpy as np
 
 from groundbench.converters.gapartnet.annotations import LinkAnnotation
-from groundbench.converters.gapartnet.geometry import rpy_matrix
-from groundbench.converters.gapartnet.renderer import look_at_camera, render_view, spherical_position, write_view
+from groundbench.converters.gapartnet.geometry import Camera, rpy_matrix
+from groundbench.converters.gapartnet.renderer import (
+    DEFAULT_ENGINE,
+    Scene,
+    build_scene,
+    every_joint,
+    look_at_camera,
+    render_view,
+    spherical_position,
+    write_view,
+)
 from groundbench.converters.gapartnet.urdf import parse_urdf
+from groundbench.core import exact
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
 
 Vec3 = tuple[float, float, float]
 ROOT_RPY: Vec3 = (math.pi / 2, 0.0, -math.pi / 2)  # PartNet-Mobility: world = (-z, -x, y) of the mesh frame
 R0 = rpy_matrix(ROOT_RPY)
+R0_T = np.ascontiguousarray(R0.T)
 INFLATE = 1.001  # GAPartNet grows each box's half-size by 0.1 %
 WRONG_FRAME_OBJECT = "900010"
 PUSH_PULL_OBJECT = "900011"  # raw; button_1's box is planted in the mesh frame
@@ -565,12 +576,12 @@ def _annotation_box(part: Part) -> np.ndarray:
     hi = np.max([b[1] for b in part.boxes], axis=0)
     centre, half = (lo + hi) / 2.0, (hi - lo) / 2.0
     x_hat, z_hat = np.asarray(part.frame_x), np.asarray(part.frame_z)
-    axes = np.stack([x_hat, np.cross(z_hat, x_hat), z_hat])  # rows: x, y, z of the part frame
-    half_l, half_w, half_h = (np.abs(axes) @ half) * INFLATE
+    axes = np.stack([x_hat, exact.cross(z_hat, x_hat), z_hat])  # rows: x, y, z of the part frame
+    half_l, half_w, half_h = exact.matmul(np.abs(axes), half) * INFLATE
     signs = np.array(
         [(-1, 1, 1), (1, 1, 1), (1, -1, 1), (-1, -1, 1), (-1, 1, -1), (1, 1, -1), (1, -1, -1), (-1, -1, -1)], float
     )
-    return centre + (signs * np.array([half_l, half_w, half_h])) @ axes
+    return centre + exact.matmul(signs * np.array([half_l, half_w, half_h]), axes)
 
 
 def _files(obj: SampleObject) -> dict[str, bytes]:
@@ -591,20 +602,20 @@ def _files(obj: SampleObject) -> dict[str, bytes]:
             parent_origin = rest_origin[part.parent]
             world = np.asarray(part.origin) if part.joint != "fixed" else parent_origin
             rest_origin[part.name] = world
-            xyz = R0.T @ (world - parent_origin)  # every link frame has the body's rotation at rest
+            xyz = exact.matmul(R0_T, world - parent_origin)  # every link frame has the body's rotation at rest
             lines = [f'\t<joint name="joint_{link[5:]}" type="{part.joint}">', f'\t\t<origin xyz="{_fmt(xyz)}"/>']
             if part.joint != "fixed":
-                lines.append(f'\t\t<axis xyz="{_fmt(R0.T @ np.asarray(part.axis))}"/>')
+                lines.append(f'\t\t<axis xyz="{_fmt(exact.matmul(R0_T, np.asarray(part.axis)))}"/>')
             lines += [f'\t\t<child link="{link}"/>', f'\t\t<parent link="{names[part.parent]}"/>']
             if part.limit is not None:
                 lines.append(f'\t\t<limit lower="{part.limit[0]!r}" upper="{part.limit[1]!r}"/>')
             joint_xml = "\n".join([*lines, "\t</joint>"])
-        visual_xyz = R0.T @ -rest_origin[part.name]  # meshes stay in the mesh frame (PartNet style)
+        visual_xyz = exact.matmul(R0_T, -rest_origin[part.name])  # meshes stay in the mesh frame (PartNet style)
         visuals = []
         for number, (lo, hi) in enumerate(part.boxes):
             mesh = f"textured_objs/{link}-{number}.obj"
             corners, faces = _box_obj(np.asarray(lo), np.asarray(hi))
-            local = corners @ R0  # world -> mesh frame: R0.T @ p
+            local = exact.matmul(corners, R0)  # world -> mesh frame: R0.T @ p
             files[mesh] = (
                 f"# GroundBench sample mesh: {obj.category} {obj.object_id} {part.name}\n"
                 + "".join(f"v {_fmt(v)}\n" for v in local)
@@ -627,7 +638,7 @@ def _files(obj: SampleObject) -> dict[str, bytes]:
         if part.category:
             box = _annotation_box(part)
             if obj.object_id == WRONG_FRAME_OBJECT or part.wrong_frame:
-                box = box @ R0  # planted error: written in the mesh frame, not the world frame
+                box = exact.matmul(box, R0)  # planted error: written in the mesh frame, not the world frame
             annotations.append(
                 {"link_name": link, "is_gapart": True, "category": part.category, "bbox": box.round(12).tolist()}
             )
@@ -668,27 +679,48 @@ def _render_task(task: _ViewTask) -> Any:
     annotations: tuple[LinkAnnotation, ...] = parse_link_annotations(
         (task.folder / "link_annotation_gapartnet.json").read_bytes(), obj.object_id
     )
-    names = link_names(obj)
-    camera = look_at_camera(
-        spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), task.width, task.height
-    )
-    qpos = {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
     meta = {"model_id": int(obj.object_id), "category": obj.category, "camera_idx": 0, "render_idx": task.view_index}
-    return render_view(task.folder, urdf, annotations, qpos, camera, meta, task.engine)
+    camera = view_camera(spec, task.width, task.height)
+    return render_view(task.folder, urdf, annotations, view_qpos(obj, spec), camera, meta, task.engine)
+
+
+def view_camera(spec: ViewSpec, width: int, height: int) -> Camera:
+    return look_at_camera(spherical_position(spec.theta, spec.phi, spec.distance), np.zeros(3), width, height)
+
+
+def view_qpos(obj: SampleObject, spec: ViewSpec) -> dict[str, float]:
+    names = link_names(obj)
+    return {f"joint_{names[part][5:]}": value for part, value in spec.qpos}
+
+
+def view_scenes(root: Path, width: int, height: int) -> list[tuple[Scene, Camera]]:
+    """Every rendered view of the sample as the renderer's input (its object folders written under ``root``):
+    what tests and ``benchmarks/render_bench.py`` give the engines."""
+    scenes = []
+    for obj in SAMPLE_OBJECTS:
+        folder = root / obj.object_id
+        for name, data in _files(obj).items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_bytes(data)
+        urdf = parse_urdf((folder / "mobility_annotation_gapartnet.urdf").read_bytes(), obj.object_id)
+        for spec in obj.views:
+            scene = build_scene(folder, urdf, every_joint(urdf, view_qpos(obj, spec)), obj.object_id)
+            scenes.append((scene, view_camera(spec, width, height)))
+    return scenes
 
 
 def write_sample(
     out: Path,
     width: int = 320,
     height: int = 240,
-    engine: str = "embree",
+    engine: str = DEFAULT_ENGINE,
     map_engine: Mapping[str, Any] = MappingProxyType({}),
 ) -> int:
     """Write ``out/assets/<id>/`` and ``out/renders/`` (replaced atomically); returns the views rendered.
 
-    ``engine`` is the ray caster. The views are rendered by ``ordered_map`` (the process pool, or the
-    cluster that ``map_engine``, its further keywords, names) and written here in order, so the bytes do
-    not depend on where they were rendered.
+    ``engine`` is the renderer's (``renderer.ENGINES``). The views are rendered by ``ordered_map`` (the
+    process pool, or the cluster that ``map_engine``, its further keywords, names) and written here in
+    order, so the bytes do not depend on where they were rendered.
     """
     count = 0
     with atomic_dir(out) as tmp:

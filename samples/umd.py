@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import scipy.io
 
+from groundbench.core import exact
 from groundbench.core.atomic import atomic_dir
 from groundbench.schemas.vocab import UMD_CATEGORIES
 
@@ -116,8 +117,8 @@ COLOURS = {
 
 
 def _rotate(points: np.ndarray, angle: float) -> np.ndarray:
-    c, s = math.cos(angle), math.sin(angle)
-    return points @ np.array([[c, s], [-s, c]])
+    s, c = exact.sin_cos(angle)  # neither libm nor BLAS: the same bits on every CPU (groundbench/core/exact.py)
+    return exact.matmul(points, np.array([[c, s], [-s, c]]))
 
 
 def draw_labels(tool: SampleTool, frame: int) -> np.ndarray:

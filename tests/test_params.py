@@ -73,7 +73,7 @@ def _drop(dotted: str) -> Callable[[dict[str, Any]], None]:
         (_set("shards.rows_per_batch", 2.5), "shards.rows_per_batch", "valid integer"),
         (_set("gapartnet.iou_min", "half"), "gapartnet.iou_min", "valid number"),
         (_set("sample.gui.frames", ["1024x768", 1366]), "sample.gui.frames[1]", "valid string"),
-        (_set("contrast.render.engine", "raytracer"), "contrast.render.engine", "'embree' or 'triangle'"),
+        (_set("contrast.render.engine", "raytracer"), "contrast.render.engine", "'raster', 'embree' or 'triangle'"),
         (_set("umd.wokers", 1), "umd.wokers", "unknown key"),
         (_set("extra_section", {}), "extra_section", "unknown key"),
         (_drop("shards.max_bytes"), "shards.max_bytes", "missing required key"),

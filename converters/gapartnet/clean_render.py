@@ -32,14 +32,15 @@ from groundbench.converters.gapartnet.renderer import (
 )
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import ViewMeta
+from groundbench.core import exact
 from groundbench.core.params import RenderParams
 
 RENDERER = "groundbench.converters.gapartnet.renderer"
-PACKAGES = ("embreex", "numpy", "pillow", "trimesh")
+PACKAGES = ("embreex", "numpy", "pillow", "trimesh")  # embreex: only engine embree uses it
 
 
 def render_packages() -> dict[str, str]:
-    """Versions of the packages that determine a render's bytes (embreex is absent with engine triangle)."""
+    """Versions of the packages that can determine a render's bytes (embreex matters with engine embree only)."""
     versions = {}
     for name in PACKAGES:
         try:
@@ -61,10 +62,13 @@ def framed_camera(points: np.ndarray, settings: RenderParams) -> tuple[Camera, s
     """A look-at camera that fits ``points`` (world, (N, 3)); returns it and how it was placed."""
     lo, hi = points.min(axis=0), points.max(axis=0)
     centre = (lo + hi) / 2.0
-    radius = float(np.linalg.norm(points - centre, axis=1).max())
+    radius = float(exact.norm(points - centre).max())
     half_y = math.radians(FOV_Y_DEGREES / 2.0)
-    half_x = math.atan(math.tan(half_y) * settings.width / settings.height)
-    distance = settings.margin * max(radius, 1e-6) / math.sin(min(half_x, half_y))
+    # sin of the smaller half field of view; the horizontal one is atan(tan(half_y) * w / h), whose sine
+    # is z / sqrt(1 + z^2) (no atan: elementwise arithmetic only, the same bits on every CPU)
+    z = exact.tan(half_y) * settings.width / settings.height
+    sine = exact.sin(half_y) if settings.width >= settings.height else z / math.sqrt(1.0 + z * z)
+    distance = settings.margin * max(radius, 1e-6) / sine
     position = centre + spherical_position(settings.theta, settings.phi, distance)
     camera = look_at_camera(position, centre, settings.width, settings.height)
     how = (

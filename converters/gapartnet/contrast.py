@@ -53,8 +53,8 @@ from groundbench.converters.gapartnet.clean_render import (
 from groundbench.converters.gapartnet.geometry import (
     Box,
     Camera,
-    image_direction,
     link_transforms,
+    motion_axis_in_view,
     pose_corners,
     projected_box,
 )
@@ -209,13 +209,7 @@ def projected_part(
     projected = projected_box(camera, corners)
     box = projected or fallback  # off-image: the object's box stands in (the row is excluded anyway)
     mechanics = mechanics_of(urdf, link, qpos, posed)
-    axis_camera: tuple[float, ...] = ()
-    axis_2d: tuple[float, ...] = ()
-    if mechanics.axis_world:
-        axis = np.asarray(mechanics.axis_world)
-        axis_camera = tuple(float(v) for v in camera.world_to_camera()[0] @ axis)
-        size = float(np.linalg.norm(corners.max(axis=0) - corners.min(axis=0)))
-        axis_2d = image_direction(camera, corners.mean(axis=0), axis, max(size, 1e-6) * 0.1)
+    axis_camera, axis_2d = motion_axis_in_view(camera, corners, mechanics.axis_world)
     return PartInView(
         link=link,
         category=annotation.category,

@@ -9,6 +9,9 @@ Camera (metafile): ``world2camera_rotation`` R is, despite its name, camera(Open
 ``camera2world_translation`` t is the camera centre, so ``p_cam = (p - t) @ R`` and
 ``u = fx * x / z + cx``, ``v = fy * y / z + cy`` on the continuous pixel plane (pixel (c, r) covers
 [c, c+1) x [r, r+1)).
+
+Every product, sum, inverse and trigonometric value is computed by ``groundbench.core.exact``
+(fixed order, no BLAS/LAPACK, no libm), so the poses and projections are the same bits on every CPU.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from groundbench.converters.gapartnet.urdf import Joint, Urdf
+from groundbench.core import exact
 from groundbench.core.geometry import Box
 
 NEAR = 1e-6  # corners closer than this to the camera plane cannot be projected
@@ -26,8 +30,7 @@ NEAR = 1e-6  # corners closer than this to the camera plane cannot be projected
 
 def rpy_matrix(rpy: tuple[float, float, float]) -> np.ndarray:
     """URDF fixed-axis roll, pitch, yaw: R = Rz(yaw) @ Ry(pitch) @ Rx(roll)."""
-    r, p, y = rpy
-    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), math.cos(y), math.sin(y)
+    (sr, cr), (sp, cp), (sy, cy) = (exact.sin_cos(angle) for angle in rpy)
     return np.array(
         [
             [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
@@ -40,7 +43,7 @@ def rpy_matrix(rpy: tuple[float, float, float]) -> np.ndarray:
 def axis_angle(axis: np.ndarray, angle: float) -> np.ndarray:
     """Rotation by ``angle`` (radians, right hand) about the unit ``axis`` (Rodrigues)."""
     x, y, z = (float(v) for v in axis)
-    c, s = math.cos(angle), math.sin(angle)
+    s, c = exact.sin_cos(angle)
     k = 1.0 - c
     return np.array(
         [
@@ -81,7 +84,8 @@ def link_transforms(urdf: Urdf, qpos: dict[str, float]) -> dict[str, np.ndarray]
         for joint in pending:
             if joint.parent in poses:
                 q = 0.0 if joint.type == "fixed" else float(qpos.get(joint.name, 0.0))
-                poses[joint.child] = poses[joint.parent] @ joint_frame(joint) @ joint_motion(joint, q)
+                frame = exact.matmul(poses[joint.parent], joint_frame(joint))
+                poses[joint.child] = exact.matmul(frame, joint_motion(joint, q))
             else:
                 rest.append(joint)
         if len(rest) == len(pending):  # parse_urdf guarantees one tree; defensive
@@ -91,12 +95,12 @@ def link_transforms(urdf: Urdf, qpos: dict[str, float]) -> dict[str, np.ndarray]
 
 
 def apply(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
-    return np.asarray(points, dtype=np.float64) @ matrix[:3, :3].T + matrix[:3, 3]
+    return exact.matmul(points, np.ascontiguousarray(matrix[:3, :3].T)) + matrix[:3, 3]
 
 
 def pose_corners(rest_corners: np.ndarray, rest_pose: np.ndarray, posed_pose: np.ndarray) -> np.ndarray:
     """Move world corners that were attached to a link at ``rest_pose`` to ``posed_pose``."""
-    return apply(posed_pose @ np.linalg.inv(rest_pose), rest_corners)
+    return apply(exact.matmul(posed_pose, exact.rigid_inverse(rest_pose)), rest_corners)
 
 
 @dataclass(frozen=True)
@@ -125,12 +129,12 @@ class Camera:
 
     def world_to_camera(self) -> tuple[np.ndarray, np.ndarray]:
         """(R_wc, t_wc) with p_cam = R_wc @ p + t_wc (what ``render.camera`` stores)."""
-        r_wc = self.rotation.T
-        return r_wc, -r_wc @ self.position
+        r_wc = np.ascontiguousarray(self.rotation.T)
+        return r_wc, -exact.matmul(r_wc, self.position)
 
 
 def to_camera(camera: Camera, points: np.ndarray) -> np.ndarray:
-    return (np.asarray(points, dtype=np.float64) - camera.position) @ camera.rotation
+    return exact.matmul(np.asarray(points, dtype=np.float64) - camera.position, camera.rotation)
 
 
 def project(camera: Camera, points_cam: np.ndarray) -> np.ndarray:
@@ -170,6 +174,18 @@ def mask_coverage(mask: np.ndarray, box: Box, total: int | None = None) -> float
     return int(mask[r0 : r1 + 1, c0 : c1 + 1].sum()) / total
 
 
+def motion_axis_in_view(
+    camera: Camera, corners_world: np.ndarray, axis_world: tuple[float, ...]
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """A part's motion axis in the camera frame and as a unit image direction at its box centre; () for none."""
+    if not axis_world:
+        return (), ()
+    axis = np.asarray(axis_world, dtype=np.float64)
+    axis_camera = tuple(float(v) for v in exact.matmul(camera.world_to_camera()[0], axis))
+    size = float(exact.norm(corners_world.max(axis=0) - corners_world.min(axis=0)))
+    return axis_camera, image_direction(camera, exact.mean_rows(corners_world), axis, max(size, 1e-6) * 0.1)
+
+
 def image_direction(camera: Camera, anchor_world: np.ndarray, axis_world: np.ndarray, step: float) -> tuple[float, ...]:
     """Unit 2-D image direction of ``axis_world`` at ``anchor_world``; () when it points at the camera."""
     points = np.stack([anchor_world, anchor_world + axis_world * step])
@@ -177,8 +193,10 @@ def image_direction(camera: Camera, anchor_world: np.ndarray, axis_world: np.nda
     if not np.all(np.isfinite(cam)) or np.any(cam[:, 2] <= NEAR):
         return ()
     uv = project(camera, cam)
-    delta = uv[1] - uv[0]
-    norm = float(np.hypot(delta[0], delta[1]))
+    dx, dy = float(uv[1, 0] - uv[0, 0]), float(uv[1, 1] - uv[0, 1])
+    largest = max(abs(dx), abs(dy))  # scaled first, so the squares cannot overflow (as hypot)
+    qx, qy = (dx / largest, dy / largest) if largest > 0 else (0.0, 0.0)
+    norm = largest * math.sqrt(qx * qx + qy * qy)  # products, not ** (Python's ** calls the C library's pow)
     if not math.isfinite(norm) or norm < 1e-3:  # under a thousandth of a pixel: the axis is (nearly) the viewing ray
         return ()
-    return (float(delta[0] / norm), float(delta[1] / norm))
+    return (dx / norm, dy / norm)

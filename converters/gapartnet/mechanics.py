@@ -13,6 +13,7 @@ import numpy as np
 
 from groundbench.converters.gapartnet.geometry import joint_frame
 from groundbench.converters.gapartnet.urdf import Urdf
+from groundbench.core import exact
 
 
 @dataclass(frozen=True)
@@ -38,12 +39,12 @@ def mechanics_of(urdf: Urdf, link: str, qpos: dict[str, float], poses: dict[str,
         if above is None:
             break
         moving = above
-    frame = poses[moving.parent] @ joint_frame(moving)
+    frame = exact.matmul(poses[moving.parent], joint_frame(moving))
     origin = tuple(float(v) for v in frame[:3, 3])
     if moving.type == "fixed":
         return Mechanics(link, own.name, own.type, own.name, "fixed", link, origin, (), None)
-    axis = frame[:3, :3] @ np.asarray(moving.axis, dtype=np.float64)
-    axis = axis / np.linalg.norm(axis)
+    axis = exact.matmul(frame[:3, :3], np.asarray(moving.axis, dtype=np.float64))
+    axis = axis / exact.norm(axis)
     return Mechanics(
         link=link,
         own_joint=own.name,

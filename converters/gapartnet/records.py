@@ -33,9 +33,9 @@ from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_l
 from groundbench.converters.gapartnet.audit import AuditEntry
 from groundbench.converters.gapartnet.geometry import (
     Box,
-    image_direction,
     link_transforms,
     mask_coverage,
+    motion_axis_in_view,
     pose_corners,
     projected_box,
 )
@@ -214,7 +214,6 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
     if unknown:
         raise GroundBenchError(meta_rel, f"joint_qpos.{unknown[0]}", "names no joint of the object's URDF")
     rest, posed = link_transforms(urdf, {}), link_transforms(urdf, meta.joint_qpos)
-    r_wc, _ = meta.camera.world_to_camera()
     by_link = {a.link_name: a for a in annotations}
     posed_corners = _posed_boxes(meta, annotations, rest, posed)
     assignment = instance_assignment(view, renders, meta, posed_corners, instance, settings)
@@ -245,13 +244,7 @@ def analyse_view(task: Task, urdf: Urdf, annotations: tuple[LinkAnnotation, ...]
         mismatch = coverage < settings.coverage_min
         exact = not mismatch and iou >= settings.iou_min
         mechanics = mechanics_of(urdf, link, meta.joint_qpos, posed)
-        axis_camera: tuple[float, ...] = ()
-        axis_2d: tuple[float, ...] = ()
-        if mechanics.axis_world:
-            axis = np.asarray(mechanics.axis_world)
-            axis_camera = tuple(float(v) for v in r_wc @ axis)
-            size = float(np.linalg.norm(corners.max(axis=0) - corners.min(axis=0)))
-            axis_2d = image_direction(meta.camera, corners.mean(axis=0), axis, max(size, 1e-6) * 0.1)
+        axis_camera, axis_2d = motion_axis_in_view(meta.camera, corners, mechanics.axis_world)
         parts.append(
             PartInView(
                 link=link,

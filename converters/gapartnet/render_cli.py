@@ -8,7 +8,7 @@ import numpy as np
 
 from groundbench.converters.gapartnet.annotations import parse_link_annotations, parse_meta
 from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, URDF
-from groundbench.converters.gapartnet.renderer import look_at_camera, render_view, spherical_position
+from groundbench.converters.gapartnet.renderer import DEFAULT_ENGINE, look_at_camera, render_view, spherical_position
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core.atomic import write_bytes
 from groundbench.core.errors import GroundBenchError
@@ -39,7 +39,7 @@ def render_object(
     camera_idx: int = 0,
     render_idx: int = 0,
     category: str | None = None,
-    engine: str = "embree",
+    engine: str = DEFAULT_ENGINE,
 ) -> str:
     """Render and write the view; returns its name ``<Category>_<id>_<cc>_<rrr>``."""
     for name in (URDF, LINK_ANNOTATION):

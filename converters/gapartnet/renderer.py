@@ -1,14 +1,16 @@
 """A headless CPU renderer for GAPartNet objects: URDF + OBJ meshes at a joint pose -> the render format.
 
-Why ray casting with trimesh + embreex (both PyPI wheels, no GPU, no system OpenGL): every pixel's
-ray returns the exact triangle it hits, and each triangle belongs to one link, so instance and
-semantic segmentation are exact per-pixel part ids rather than colour-coded approximations. Depth is
-recomputed in float64 from the hit triangle's plane (the ray for pixel centre (c + 0.5, r + 0.5)
-is scaled so its parameter equals the camera-frame z). ``engine="triangle"`` uses trimesh's pure
-numpy intersector instead (needs ``rtree``; much slower, see the note in the README section).
+Every pixel is the ray through its centre and sees exactly one triangle, and each triangle belongs
+to one link, so instance and semantic segmentation are exact per-pixel part ids rather than
+colour-coded approximations. Depth is the hit point's camera-frame z, from the hit triangle's plane.
+Engines (``cast``): ``raster`` (the default, ``raster.py``) is a float64 numpy z-buffer over pixel
+centres whose bytes are the same on every CPU; ``embree`` (trimesh + embreex) picks its kernels
+by instruction set at run time, so its edge pixels differ between CPUs;
+``triangle`` is trimesh's pure-numpy ray intersector (needs ``rtree``, slow).
 
 Same inputs give the same bytes: fixed pixel order, fixed shading, PNG and npz written with fixed
-settings (npz timestamps pinned, see ``views.npz_bytes``), the bbox pickle at a fixed protocol.
+settings (npz timestamps pinned, see ``views.npz_bytes``), the bbox pickle at a fixed protocol; the
+float arithmetic is ``groundbench.core.exact``'s (no BLAS, no libm; docs/determinism.md).
 The camera is persisted in the metafile (the paper had to recover unpersisted poses).
 """
 
@@ -19,6 +21,7 @@ import math
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import trimesh
@@ -31,17 +34,27 @@ from groundbench.converters.gapartnet.geometry import (
     link_transforms,
     pose_corners,
     rpy_matrix,
+    to_camera,
     transform,
 )
+from groundbench.converters.gapartnet.raster import pixel_grid, rasterize
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import BACKGROUND, NOT_A_PART, metafile_json, npz_bytes
+from groundbench.core import exact
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.params import RenderEngine
 from groundbench.core.paths import inside_root, relative_to
 
 BACKGROUND_RGB = (216, 206, 189)  # GAPartNet's render background
 FOV_Y_DEGREES = 35.0  # GAPartNet: fovx = fovy = 35 degrees
 PICKLE_PROTOCOL = 4
-ENGINES = ("embree", "triangle")
+ENGINES: tuple[str, ...] = get_args(RenderEngine)  # params.yaml's choice, in one place
+DEFAULT_ENGINE = "raster"
+ENGINE_NAMES = {  # the metafile's "renderer"
+    "raster": "groundbench z-buffer rasterizer (raster)",
+    "embree": "groundbench ray casting (embree)",
+    "triangle": "groundbench ray casting (triangle)",
+}
 
 # Base colours per part class (and for links that are not GAPart), shaded by the view angle.
 COLOURS: dict[str, tuple[int, int, int]] = {
@@ -60,21 +73,21 @@ COLOURS: dict[str, tuple[int, int, int]] = {
 
 def look_at_camera(position: np.ndarray, target: np.ndarray, width: int, height: int) -> Camera:
     """GAPartNet's camera: looks at ``target``, world +z up, square pixels, vertical fov 35 degrees."""
-    forward = target - position
-    forward = forward / np.linalg.norm(forward)
-    right = np.cross(forward, np.array([0.0, 0.0, 1.0]))
-    right = right / np.linalg.norm(right)
-    down = np.cross(forward, right)
+    forward = np.asarray(target, dtype=np.float64) - position
+    forward = forward / exact.norm(forward)
+    right = exact.cross(forward, np.array([0.0, 0.0, 1.0]))
+    right = right / exact.norm(right)
+    down = exact.cross(forward, right)
     rotation = np.stack([right, down, forward], axis=1)  # camera (OpenCV) -> world
-    focal = (height / 2.0) / math.tan(math.radians(FOV_Y_DEGREES / 2.0))
+    focal = (height / 2.0) / exact.tan(math.radians(FOV_Y_DEGREES / 2.0))
     intrinsic = np.array([[focal, 0.0, width / 2.0], [0.0, focal, height / 2.0], [0.0, 0.0, 1.0]])
     return Camera(intrinsic, rotation, np.asarray(position, dtype=np.float64), width, height)
 
 
 def spherical_position(theta_deg: float, phi_deg: float, distance: float) -> np.ndarray:
     """GAPartNet's camera placement: polar angle theta from +z, azimuth phi, distance from the origin."""
-    t, p = math.radians(theta_deg), math.radians(phi_deg)
-    return np.array([math.sin(t) * math.cos(p), math.sin(t) * math.sin(p), math.cos(t)]) * distance
+    (st, ct), (sp, cp) = exact.sin_cos(math.radians(theta_deg)), exact.sin_cos(math.radians(phi_deg))
+    return np.array([st * cp, st * sp, ct]) * distance
 
 
 @dataclass(frozen=True)
@@ -105,9 +118,8 @@ def build_scene(folder: Path, urdf: Urdf, qpos: dict[str, float], where: str) ->
     for index, link in enumerate(links):
         for visual in urdf.links[link]:
             local, tris = _load_obj(folder, visual.mesh, where)
-            placed = apply(
-                poses[link] @ transform(rpy_matrix(visual.rpy), np.asarray(visual.xyz)), local * visual.scale
-            )
+            visual_pose = transform(rpy_matrix(visual.rpy), np.asarray(visual.xyz))
+            placed = apply(exact.matmul(poses[link], visual_pose), local * visual.scale)
             vertices.append(placed)
             faces.append(tris + offset)
             face_link.append(np.full(len(tris), index, dtype=np.int64))
@@ -117,17 +129,27 @@ def build_scene(folder: Path, urdf: Urdf, qpos: dict[str, float], where: str) ->
     return Scene(np.concatenate(vertices), np.concatenate(faces), np.concatenate(face_link), links)
 
 
+def camera_directions(camera: Camera) -> np.ndarray:
+    """(H * W, 3) camera-frame rays through the pixel centres, row-major, scaled so z = 1."""
+    cols, rows = pixel_grid(camera)
+    grid_x, grid_y = np.meshgrid(cols, rows)
+    return np.stack([grid_x, grid_y, np.ones_like(grid_x)], axis=-1).reshape(-1, 3)
+
+
 def pixel_rays(camera: Camera) -> tuple[np.ndarray, np.ndarray]:
     """Origin and per-pixel world directions through pixel centres, scaled so camera z = 1."""
-    cols = (np.arange(camera.width, dtype=np.float64) + 0.5 - camera.cx) / camera.fx
-    rows = (np.arange(camera.height, dtype=np.float64) + 0.5 - camera.cy) / camera.fy
-    grid_x, grid_y = np.meshgrid(cols, rows)
-    directions = np.stack([grid_x, grid_y, np.ones_like(grid_x)], axis=-1).reshape(-1, 3) @ camera.rotation.T
-    return camera.position, directions
+    return camera.position, exact.matmul(camera_directions(camera), np.ascontiguousarray(camera.rotation.T))
 
 
-def cast(scene: Scene, camera: Camera, engine: str = "embree") -> tuple[np.ndarray, np.ndarray]:
-    """(H, W) index of the first triangle hit (-1 for none) and (H, W) float64 depth (0 for none)."""
+def _hit_triangles(scene: Scene, camera: Camera, faces: np.ndarray) -> np.ndarray:
+    """(N, 3, 3) camera-frame corners of the given triangles."""
+    return to_camera(camera, scene.vertices[scene.faces[faces]].reshape(-1, 3)).reshape(-1, 3, 3)
+
+
+def cast(scene: Scene, camera: Camera, engine: str = DEFAULT_ENGINE) -> tuple[np.ndarray, np.ndarray]:
+    """(H, W) index of the first triangle hit (-1 for none) and (H, W) float64 camera-z depth (0 for none)."""
+    if engine == "raster":
+        return rasterize(scene.vertices, scene.faces, camera)
     origin, directions = pixel_rays(camera)
     mesh = trimesh.Trimesh(scene.vertices, scene.faces, process=False)
     origins = np.broadcast_to(origin, directions.shape)
@@ -148,10 +170,9 @@ def cast(scene: Scene, camera: Camera, engine: str = "embree") -> tuple[np.ndarr
     hits = np.asarray(hits, dtype=np.int64)
     depth = np.zeros(len(hits), dtype=np.float64)
     found = hits >= 0
-    tri = scene.vertices[scene.faces[hits[found]]]
-    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    d = directions[found]
-    depth[found] = np.einsum("ij,ij->i", normal, tri[:, 0] - origin) / np.einsum("ij,ij->i", normal, d)
+    tri = _hit_triangles(scene, camera, hits[found])  # depth from the hit plane, in the camera frame
+    normal = exact.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    depth[found] = exact.dot(normal, tri[:, 0]) / exact.dot(normal, camera_directions(camera)[found])
     shape = (camera.height, camera.width)
     return hits.reshape(shape), depth.reshape(shape)
 
@@ -172,13 +193,12 @@ def _shade(scene: Scene, hits: np.ndarray, camera: Camera, categories: dict[str,
     found = hits >= 0
     if not found.any():
         return image
-    _, directions = pixel_rays(camera)
-    tri = scene.vertices[scene.faces[hits[found]]]
-    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    d = directions.reshape(*hits.shape, 3)[found]
-    d = d / np.linalg.norm(d, axis=1, keepdims=True)
-    light = 0.35 + 0.65 * np.abs(np.einsum("ij,ij->i", normal, d))  # a headlight: faces turned away darken
+    tri = _hit_triangles(scene, camera, hits[found])
+    normal = exact.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    normal /= exact.norm(normal)[:, None]
+    d = camera_directions(camera)[found.reshape(-1)]
+    d = d / exact.norm(d)[:, None]
+    light = 0.35 + 0.65 * np.abs(exact.dot(normal, d))  # a headlight: faces turned away darken
     palette = np.array([COLOURS[categories.get(link, "")] for link in scene.links], dtype=np.float64)
     colour = palette[scene.face_link[hits[found]]] * light[:, None]
     image[found] = np.clip(np.rint(colour), 0, 255).astype(np.uint8)
@@ -191,6 +211,11 @@ def png_bytes(image: np.ndarray) -> bytes:
     return buffer.getvalue()
 
 
+def every_joint(urdf: Urdf, qpos: dict[str, float]) -> dict[str, float]:
+    """``qpos`` for every joint of the URDF: 0 for joints it leaves out and for fixed joints."""
+    return {name: (0.0 if j.type == "fixed" else float(qpos.get(name, 0.0))) for name, j in urdf.joints.items()}
+
+
 def render_view(
     folder: Path,
     urdf: Urdf,
@@ -198,11 +223,11 @@ def render_view(
     qpos: dict[str, float],
     camera: Camera,
     meta: dict[str, object],
-    engine: str = "embree",
+    engine: str = DEFAULT_ENGINE,
 ) -> RenderedView:
     """Render one clean view in GAPartNet's format; ``meta`` adds model_id/category/indices."""
     where = relative_to(folder.parent, folder)
-    full_qpos = {name: (0.0 if j.type == "fixed" else float(qpos.get(name, 0.0))) for name, j in urdf.joints.items()}
+    full_qpos = every_joint(urdf, qpos)
     scene = build_scene(folder, urdf, full_qpos, where)
     hits, depth = cast(scene, camera, engine)
     categories = {a.link_name: a.category for a in annotations if a.is_gapart}
@@ -240,7 +265,7 @@ def render_view(
         "target_gaparts": list(PART_CLASSES),
         "use_raytracing": True,
         "replace_texture": False,
-        "renderer": f"groundbench ray casting ({engine})",
+        "renderer": ENGINE_NAMES[engine],
     }
     return RenderedView(
         rgb_png=png_bytes(_shade(scene, hits, camera, categories)),

@@ -93,7 +93,7 @@ def _joint(element: Element, where: str) -> Joint:
     axis: Vec3 | None = None
     if kind != "fixed":
         raw = _vec(element.find("axis"), "xyz", where, f"{field}.axis", (1.0, 0.0, 0.0))
-        norm = sum(v * v for v in raw) ** 0.5
+        norm = math.sqrt(raw[0] * raw[0] + raw[1] * raw[1] + raw[2] * raw[2])  # not ** 0.5: that is libm's pow
         if norm == 0:
             raise GroundBenchError(where, f"{field}.axis", "expected a non-zero axis")
         axis = (raw[0] / norm, raw[1] / norm, raw[2] / norm)

@@ -23,6 +23,7 @@ import numpy as np
 from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.numbers import real_array, real_number
 from groundbench.converters.gapartnet.safepickle import safe_load
+from groundbench.core import exact
 from groundbench.core.errors import GroundBenchError
 
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -85,7 +86,7 @@ def parse_metafile(data: bytes, where: str) -> ViewMeta:
     if intrinsic[0, 0] <= 0 or intrinsic[1, 1] <= 0:
         raise GroundBenchError(where, "camera_intrinsic", "expected positive focal lengths")
     rotation = _number_list(raw, "world2camera_rotation", 9, where).reshape(3, 3)
-    if not np.allclose(rotation @ rotation.T, np.eye(3), atol=1e-4):
+    if not np.allclose(exact.matmul(rotation, np.ascontiguousarray(rotation.T)), np.eye(3), atol=1e-4):
         raise GroundBenchError(where, "world2camera_rotation", "expected a rotation matrix (orthonormal rows)")
     position = _number_list(raw, "camera2world_translation", 3, where)
     model_id = raw.get("model_id")

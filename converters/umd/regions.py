@@ -26,12 +26,23 @@ class Region:
     mask_rle: tuple[int, ...] = ()  # the mask over bbox_xyxy (schemas/masks.py)
 
 
+def _half_angle(x: float, y: float) -> tuple[float, float]:
+    """(cos t, sin t) for t = atan2(y, x) / 2, by half-angle formulas: sqrt and division only (no libm, whose
+    FMA variants differ between CPUs in the last bit), each branch free of cancellation."""
+    r = math.sqrt(x * x + y * y)
+    if x >= 0:
+        c = math.sqrt((r + x) / (2.0 * r))
+        return c, y / (2.0 * r * c)
+    s = math.copysign(math.sqrt((r - x) / (2.0 * r)), y)
+    return y / (2.0 * r * s), s
+
+
 def _axis_from_moments(mu20: float, mu02: float, mu11: float) -> tuple[float, ...]:
     if math.isclose(mu20, mu02) and math.isclose(mu11, 0.0, abs_tol=1e-9):
         return ()  # isotropic: no principal direction
-    theta = 0.5 * math.atan2(2.0 * mu11, mu20 - mu02)
+    dx, dy = _half_angle(mu20 - mu02, 2.0 * mu11)
     # Round first: cos(pi/2) is 6e-17, not 0, and its sign must not decide the direction.
-    dx, dy = round(math.cos(theta), 12) + 0.0, round(math.sin(theta), 12) + 0.0
+    dx, dy = round(dx, 12) + 0.0, round(dy, 12) + 0.0
     if dx < 0 or (dx == 0 and dy < 0):
         dx, dy = -dx, -dy
     return (dx + 0.0, dy + 0.0)

@@ -86,10 +86,13 @@ class GuiSampleParams(Section):
         return tuple(value) if isinstance(value, list) else value  # YAML has lists, not tuples
 
 
+RenderEngine = Literal["raster", "embree", "triangle"]  # the GAPartNet renderer's (converters/gapartnet/renderer.py)
+
+
 class GapartnetSampleParams(Section):
     width: int
     height: int
-    engine: Literal["embree", "triangle"]
+    engine: RenderEngine
 
 
 class SampleParams(Section):
@@ -134,7 +137,7 @@ class RenderParams(Section):
     theta: int | float
     phi: int | float
     margin: int | float
-    engine: Literal["embree", "triangle"]
+    engine: RenderEngine
 
 
 class ContrastParams(Section):
