@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -75,8 +77,40 @@ def ordered_map(
     # spawn, not fork: the parent may hold Arrow/OpenCV thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
     size = chunk_size(window, workers)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        yield from windowed(lambda batch: pool.submit(apply_chunk, func, batch), items, size, window)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=leave_signals_to_parent)
+
+    def submit(batch: list[T]) -> Any:
+        with signals_held():  # a worker may start now: it must not meet a signal while it imports
+            return pool.submit(apply_chunk, func, batch)
+
+    try:
+        yield from windowed(submit, items, size, window)
+    finally:
+        # Stopped early (an error, Ctrl-C, SIGTERM): chunks not started yet are dropped, not waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while the block runs (in this thread), and for a process started in it until
+    it lets them in: the parent takes them just after, a starting worker never (leave_signals_to_parent)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def leave_signals_to_parent() -> None:
+    """A worker ignores Ctrl-C and SIGTERM sent to the whole process group: the parent stops the map and
+    unwinds its atomic writes, and a worker interrupted mid-item would only print a stack. It starts with
+    them held (signals_held), so one sent while it was starting is dropped here, never raised."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
 
 
 def windowed(
