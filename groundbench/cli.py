@@ -499,6 +499,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from groundbench.core.locks import output_locks
     from groundbench.fetch.provenance import checksum
     from groundbench.fetch.run import FetchOptions, fetch
 
@@ -515,7 +516,8 @@ def cmd_fetch(args: argparse.Namespace) -> int:
             update=args.update,
             progress=not args.quiet,
         )
-        result = fetch(root, source, options, lambda line: console.print(line, markup=False, highlight=False))
+        with output_locks(root, [f"fetch-{source}"]):  # two fetches would append to the same partial download
+            result = fetch(root, source, options, lambda line: console.print(line, markup=False, highlight=False))
         record = result.record
         console.print(
             f"{source}: {result.status}, revision {record['revision']}, {checksum(record)}, "

@@ -95,7 +95,10 @@ def test_publish_uploads_the_folder_and_tags_the_version(built: Path, tmp_path: 
     assert hub.commits[-1]["header"]["summary"] == "GroundBench 0.1.0"
     assert commit in hub.commits[-1]["header"]["description"]
     assert set(hub.tags) == {"v0.1.0-rc"} and commit in hub.tags["v0.1.0-rc"]
-    assert "POST /api/datasets/org/groundbench/tag/main" in hub.requests
+    # the tag names the commit this run uploaded (not whatever main holds by then)
+    assert hub.tagged["v0.1.0-rc"] == hub.commits[-1]["sha"] == hub.head
+    assert f"POST /api/datasets/org/groundbench/tag/{hub.head}" in hub.requests
+    assert result.stderr.splitlines()[-1].startswith("published: org/groundbench v0.1.0-rc: ")
 
 
 def test_publish_refuses_when_verify_fails(built: Path, tmp_path: Path) -> None:

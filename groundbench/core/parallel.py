@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -95,13 +96,23 @@ INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 
 @contextmanager
 def signals_held() -> Iterator[None]:
-    """Ctrl-C and SIGTERM wait while the block runs (in this thread), and for a process started in it until
-    it lets them in: the parent takes them just after, a starting worker never (leave_signals_to_parent)."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    """Ctrl-C and SIGTERM wait while the block runs, then take effect: a worker started here begins with them
+    blocked (it drops them itself, leave_signals_to_parent) and this process never meets them half-way
+    through starting it (a signal sent to the group would otherwise reach both at once)."""
+    caught: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    # Any thread of this process may receive a signal sent to it; its Python handler runs in the main
+    # thread. Deferring that handler keeps the start-up whole; the blocked mask is what the child inherits.
+    handlers = {s: signal.signal(s, lambda signum, _: caught.append(signum)) for s in INTERRUPTS} if main else {}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        for number in caught:
+            signal.raise_signal(number)  # now, to the handler in place (KeyboardInterrupt, the CLI's SIGTERM)
 
 
 def leave_signals_to_parent() -> None:

@@ -114,20 +114,25 @@ def download(
             end = start + int(length) if length and length.isdigit() else None
             etag = response.headers.get("ETag") or etag
             modified = response.headers.get("Last-Modified") or modified
-            with response, open(part, "ab") as handle:
-                # A network error ends this response (the rest is asked for); a disk error (a full disk)
-                # propagates: what reached the file stays in .part and the next run resumes from there.
-                while chunk := _read(response):
-                    handle.write(chunk)
-                    digest.update(chunk)
-                    size += len(chunk)
-                    bar.update(len(chunk))
-                    if expected_bytes is not None and size > expected_bytes:
-                        handle.close()
-                        part.unlink(missing_ok=True)
-                        raise GroundBenchError(url, "size", f"expected {expected_bytes} bytes, got more")
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                with response, open(part, "ab") as handle:
+                    # A network error ends this response (the rest is asked for); a disk error (a full disk)
+                    # propagates: what reached the file stays in .part and the next run resumes from there.
+                    while chunk := _read(response):
+                        handle.write(chunk)
+                        digest.update(chunk)
+                        size += len(chunk)
+                        bar.update(len(chunk))
+                        if expected_bytes is not None and size > expected_bytes:
+                            handle.close()
+                            part.unlink(missing_ok=True)
+                            raise GroundBenchError(url, "size", f"expected {expected_bytes} bytes, got more")
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                if exc.filename is None:  # a write or flush error names no file: it is the partial download
+                    exc.filename = str(part)
+                raise
             if end is not None and size < end:
                 continue  # dropped mid-body: ask for the rest
             break
