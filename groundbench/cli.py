@@ -379,7 +379,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             model_args=dict(args.model_arg),
             model_base_url=args.model_base_url,
-            display=args.display,
+            display=args.display or (None if sys.stdout.isatty() else "log"),  # no live display in a log
         ),
         out,
         console,
@@ -859,7 +859,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--display",
         choices=["full", "rich", "plain", "log", "none"],
-        help="inspect's progress display (default: inspect's own; plain for logs)",
+        help="inspect's progress display (default: inspect's own on a terminal, log lines otherwise)",
     )
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     p = add(

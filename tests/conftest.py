@@ -133,6 +133,19 @@ UMD_STAGES = (
 )
 
 
+def umd_project(root: Path, umd_source: Path, *also: str) -> Path:
+    """A project root reading ``umd_source`` with one worker: params.yaml, the UMD audit and ``also``
+    (files of the repository, e.g. requirements.lock, which the card check reads)."""
+    (root / "data" / "audits").mkdir(parents=True)
+    for name in ("data/audits/curated_umd.yaml", *also):
+        shutil.copy(REPO / name, root / name)
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(umd_source)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return root
+
+
 def build_all(root: Path) -> None:
     """Run every stage the way dvc.yaml does, without DVC (a copy of an identical earlier build of this run)."""
     builds.run_stages(root, UMD_STAGES, lambda where, command: run_cli(where, *command))

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import REPO, build_all, digests
+from tests.conftest import REPO, build_all, digests, umd_project
 from tests.faults import child_env, cli_command, error_line, run
 from tests.fetch_sources import UMD_PATH, umd_tarball
 from tests.hubstub import HubStub
@@ -226,16 +226,7 @@ def test_a_gapartnet_zip_with_a_damaged_member_is_refused(tmp_path: Path, fault_
 @pytest.fixture(scope="module")
 def published_build(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     """A UMD build publish accepts (the card check needs requirements.lock beside params.yaml)."""
-    import yaml
-
-    root = tmp_path_factory.mktemp("publish_faults") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(tmp_path_factory.mktemp("publish_faults") / "project", umd_sample, "requirements.lock")
     build_all(root)
     return root
 
@@ -269,56 +260,59 @@ def _last(result: subprocess.CompletedProcess[str]) -> str:
     return result.stderr.strip().splitlines()[-1]
 
 
-def test_a_lost_commit_reply_then_the_rerun_only_tags(
-    published_build: Path, clean_publish: dict[str, bytes], tmp_path: Path, fault_case
+@pytest.mark.parametrize(
+    ("fault", "action", "said", "case", "after"),
+    [
+        (
+            "drop_reply",
+            "commit",
+            "completed: main already held these files",
+            "the commit's reply is lost (the commit landed)",
+            "rerun: found the commit, added only the tag; the Hub's files byte-identical to a clean publish",
+        ),
+        (
+            "drop_reply",
+            "tag",
+            "already published: tag v0.1.0 holds exactly these files",
+            "the tag's reply is lost (the tag was made)",
+            "rerun: says the version is already complete; no second commit",
+        ),
+        (
+            "cut",
+            "commit",
+            "published: org/groundbench v0.1.0",
+            "the connection drops before the commit is applied",
+            "rerun: published; the Hub's files byte-identical to a clean publish",
+        ),
+    ],
+)
+def test_a_publish_cut_short_is_completed_by_the_rerun(
+    published_build: Path,
+    clean_publish: dict[str, bytes],
+    tmp_path: Path,
+    fault: str,
+    action: str,
+    said: str,
+    case: str,
+    after: str,
+    fault_case,
 ) -> None:
+    """The next ``action`` request is faulty: one line saying run again; the rerun completes the version,
+    with one commit in all and the Hub's files those of a publish that met no fault."""
     with HubStub() as hub:
-        hub.drop_reply["commit"] = 1
-        failed = _publish(published_build, hub, tmp_path)
-        line = error_line(failed)
-        assert failed.returncode == 2 and "run again" in line
-        assert len(hub.commits) == 1 and hub.tagged == {}  # the commit landed; its reply never came
-        rerun = _publish(published_build, hub, tmp_path)
-        assert rerun.returncode == 0, rerun.stderr
-        assert _last(rerun).startswith("completed: main already held these files")
-        assert len(hub.commits) == 1 and hub.tagged == {"v0.1.0": hub.commits[0]["sha"]}
-        assert hub.files == clean_publish
-    after = "rerun: found the commit, added only the tag; the Hub's files byte-identical to a clean publish"
-    fault_case.record(HUB, "the commit's reply is lost (the commit landed)", exit=2, shown=line, rerun=after)
-
-
-def test_a_lost_tag_reply_then_the_rerun_finds_the_version(
-    published_build: Path, clean_publish: dict[str, bytes], tmp_path: Path, fault_case
-) -> None:
-    with HubStub() as hub:
-        hub.drop_reply["tag"] = 1
+        getattr(hub, fault)[action] = 1
         failed = _publish(published_build, hub, tmp_path)
         line = error_line(failed)
         assert failed.returncode == 2 and "run again" in line
         rerun = _publish(published_build, hub, tmp_path)
         assert rerun.returncode == 0, rerun.stderr
         shown = _last(rerun)
-        assert shown.startswith("already published: tag v0.1.0 holds exactly these files")
-        assert len(hub.commits) == 1 and hub.files == clean_publish
-    after = "rerun: says the version is already complete; no second commit"
-    fault_case.record(HUB, "the tag's reply is lost (the tag was made)", exit=2, shown=line, rerun=after)
-    # that rerun is also what publishing a published version again does
-    fault_case.record(HUB, "publish again: the tag exists on the same files", exit=0, shown=shown, rerun="n/a")
-
-
-def test_the_connection_cut_before_the_commit_then_the_rerun_publishes(
-    published_build: Path, clean_publish: dict[str, bytes], tmp_path: Path, fault_case
-) -> None:
-    with HubStub() as hub:
-        hub.cut["commit"] = 1
-        failed = _publish(published_build, hub, tmp_path)
-        line = error_line(failed)
-        assert failed.returncode == 2 and "run again" in line and hub.commits == []
-        rerun = _publish(published_build, hub, tmp_path)
-        assert rerun.returncode == 0 and _last(rerun).startswith("published: org/groundbench v0.1.0")
-        assert len(hub.commits) == 1 and hub.files == clean_publish
-    after = "rerun: published; the Hub's files byte-identical to a clean publish"
-    fault_case.record(HUB, "the connection drops before the commit is applied", exit=2, shown=line, rerun=after)
+        assert shown.startswith(said)
+        assert len(hub.commits) == 1 and hub.tagged == {"v0.1.0": hub.commits[0]["sha"]}
+        assert hub.files == clean_publish
+    fault_case.record(HUB, case, exit=2, shown=line, rerun=after)
+    if action == "tag":  # that rerun is also what publishing a published version again does
+        fault_case.record(HUB, "publish again: the tag exists on the same files", exit=0, shown=shown, rerun="n/a")
 
 
 def test_an_existing_tag_on_other_files_is_refused(published_build: Path, tmp_path: Path, fault_case) -> None:
@@ -352,15 +346,7 @@ def test_an_unreachable_hub_is_one_line(published_build: Path, tmp_path: Path, f
 
 @pytest.fixture(scope="module")
 def eval_build(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    import yaml
-
-    root = tmp_path_factory.mktemp("eval_faults") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(tmp_path_factory.mktemp("eval_faults") / "project", umd_sample)
     build_all(root)
     return root
 

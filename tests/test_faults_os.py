@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import build_all, digests
+from tests.conftest import build_all, digests, umd_project
 from tests.faults import (
     child_env,
     cli_command,
@@ -65,16 +65,8 @@ def _home_env(home: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def mock_run(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     """An eval run folder of curated_umd (the mock model's answers) on a UMD build like ``built``'s."""
-    from tests.conftest import REPO
-
     base = tmp_path_factory.mktemp("mock_eval")
-    root = base / "project"
-    (root / "data/audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(base / "project", umd_sample)
     build_all(root)
     result = run(_mock_eval(root, base / "run", base / "home"), _home_env(base / "home"))
     assert result.returncode == 0, result.stderr
@@ -204,37 +196,33 @@ def test_eval_with_a_read_only_home(built: Path, mock_run: Path, tmp_path: Path,
 # permission denied ---------------------------------------------------------------------------------------
 
 
-def test_convert_of_an_unreadable_source_folder(built: Path, fault_case) -> None:
+def _convert_denied(built: Path, folder: Path, mode: int) -> str:
+    """``convert umd`` with ``folder`` at ``mode``, as a user whom modes bind: its line, then the rerun."""
     expected = _reference(built)
-    params = yaml.safe_load((built / "params.yaml").read_text())
-    tool = Path(params["sources"]["umd"]) / "part-affordance-dataset/tools/bowl_01"
-    tool.chmod(0)
+    folder.chmod(mode)
     try:
         result = denied(cli_command(built, "convert", "umd", "--quiet"))
     finally:
-        tool.chmod(0o755)
+        folder.chmod(0o755)
     line = error_line(result)
-    assert result.returncode == 2 and "bowl_01: Permission denied; check its permissions" in line
+    assert result.returncode == 2 and "Permission denied; check its permissions" in line
     assert _reference(built) == expected
     assert run(cli_command(built, "convert", "umd", "--quiet")).returncode == 0
     assert _reference(built) == expected
+    return line
+
+
+def test_convert_of_an_unreadable_source_folder(built: Path, fault_case) -> None:
+    params = yaml.safe_load((built / "params.yaml").read_text())
+    line = _convert_denied(built, Path(params["sources"]["umd"]) / "part-affordance-dataset/tools/bowl_01", 0)
+    assert "tools/bowl_01: Permission denied" in line
     rerun = "rerun once readable: byte-identical outputs"
     fault_case.record(EACCES, "convert umd, a tool folder of the source mode 000", exit=2, shown=line, rerun=rerun)
 
 
 def test_convert_into_a_folder_without_write_permission(built: Path, fault_case) -> None:
-    expected = _reference(built)
-    interim = built / "data/interim"
-    interim.chmod(0o555)
-    try:
-        result = denied(cli_command(built, "convert", "umd", "--quiet"))
-    finally:
-        interim.chmod(0o755)
-    line = error_line(result)
-    assert result.returncode == 2 and "data/interim/umd: Permission denied" in line
-    assert _reference(built) == expected
-    assert run(cli_command(built, "convert", "umd", "--quiet")).returncode == 0
-    assert _reference(built) == expected
+    line = _convert_denied(built, built / "data/interim", 0o555)
+    assert "data/interim/umd: Permission denied" in line
     fault_case.record(EACCES, "convert umd, data/interim mode 555", exit=2, shown=line, rerun=RERUN_SAME)
 
 

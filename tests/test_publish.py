@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED
-from tests.conftest import REPO, build_all
+from tests.conftest import build_all, umd_project
 from tests.hubstub import HubStub
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -20,14 +18,7 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    root = tmp_path_factory.mktemp("publish") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(tmp_path_factory.mktemp("publish") / "project", umd_sample, "requirements.lock")
     (root / ".gitignore").write_text("/data/*\n!/data/audits/\n")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
         subprocess.run([*GIT, *command], cwd=root, check=True)

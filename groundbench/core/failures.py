@@ -13,6 +13,7 @@ import errno
 import os
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,7 +56,7 @@ def describe_os_error(exc: OSError) -> str:
     paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
     line = f"{' -> '.join(paths)}: {reason}" if paths else reason
     hint = HINTS.get(exc.errno) if exc.errno is not None else None
-    if hint and exc.errno != errno.ENOENT and any(_in_caches(Path(p)) for p in paths):
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) and any(_in_caches(Path(p)) for p in paths):
         hint = CACHE_HINT
     return f"{line}; {hint}" if hint else line
 
@@ -91,8 +92,6 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def sigterm_unwinds() -> Iterator[None]:
     """While the block runs, SIGTERM raises :class:`Terminated` (only possible in the main thread)."""
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         yield
         return
