@@ -15,7 +15,7 @@ SOURCES ?=
 # `make fetch` downloads every source that needs no request form (GAPartNet: groundbench fetch gapartnet --from).
 FETCH ?= umd pointerbench screenspot screenspot_v2 screenspot_pro
 
-.PHONY: build test test-fast env lint lock clean reliability fetch
+.PHONY: build test test-fast env lint lock clean reliability reliability-faults fetch
 
 # requirements.lock: what running GroundBench needs (load, request, score, build); requirements-dev.lock:
 # what developing it adds (tests, lint). `make env` installs both; a user installs only the first.
@@ -52,6 +52,10 @@ test-fast: $(STAMP)
 reliability: $(STAMP)
 	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening_umd.py tests/test_hardening_gapartnet.py \
 		tests/test_hardening_gui.py
+
+# The fault suite's section of docs/reliability.md (tests/test_faults*.py; `make test` fails when it is stale).
+reliability-faults: $(STAMP)
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(wildcard tests/test_faults*.py)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

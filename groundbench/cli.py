@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -247,7 +248,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     every = not wanted
     out = Path(args.out) if args.out else root / "build" / "preview" / args.config
     written = 0
-    for row in tqdm(rows, desc=f"preview {args.config}", unit="row", disable=args.quiet):
+    for row in tqdm(rows, desc=f"preview {args.config}", unit="row", disable=True if args.quiet else None):
         if not every and row["example_id"] not in wanted:
             continue
         write_bytes(out / f"{file_stem(row['example_id'])}.png", preview_png(row, args.side))
@@ -277,7 +278,7 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     out = (Path(args.out) if args.out else root / "build" / "sheets") / name
     count = 0
     with atomic_dir(out) as tmp:  # the folder holds exactly this run's pages, never stale ones
-        progress = tqdm(pages(rows, layout), desc=f"sheet {name}", unit="page", disable=args.quiet)
+        progress = tqdm(pages(rows, layout), desc=f"sheet {name}", unit="page", disable=True if args.quiet else None)
         for number, png in enumerate(progress, 1):
             (tmp / f"page-{number:03d}.png").write_bytes(png)
             count = number
@@ -386,7 +387,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             max_tokens=args.max_tokens,
             model_args=dict(args.model_arg),
             model_base_url=args.model_base_url,
-            display=args.display,
+            display=args.display or (None if sys.stdout.isatty() else "log"),  # no live display in a log
         ),
         out,
         console,
@@ -414,6 +415,21 @@ def cmd_eval_log(args: argparse.Namespace) -> int:
 
 # Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
 STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
+
+
+def stage_outputs(args: argparse.Namespace) -> list[str]:
+    """What a stage command writes, as lock names (data/.locks/<name>.lock): one run per output at a time."""
+    if args.command == "sample":
+        return [f"sample-{args.source}"]
+    if args.command == "generate-gui":
+        return ["sample-gui"]
+    if args.command == "convert":
+        return [f"convert-{args.source}"]
+    if args.command == "derive":
+        return [f"derive-{args.construction}"]
+    if args.command == "bake":
+        return [f"bake-{config}" for config in args.configs]
+    return [args.command]
 
 
 def _check_card(root: Path) -> list[str]:
@@ -467,8 +483,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if args.dry_run:
         console.print("dry run: nothing uploaded")
         return 0
-    url = upload(folder, publish_plan, version)
-    console.print(f"published {args.repo_id} {publish_plan.tag}: {url}")
+    published = upload(folder, publish_plan, version)
+    console.print(
+        f"{published.status}: {args.repo_id} {publish_plan.tag}: {published.url}", markup=False, soft_wrap=True
+    )
     return 0
 
 
@@ -489,6 +507,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
 
 def cmd_fetch(args: argparse.Namespace) -> int:
+    from groundbench.core.locks import output_locks
     from groundbench.fetch.provenance import checksum
     from groundbench.fetch.run import FetchOptions, fetch
 
@@ -505,7 +524,8 @@ def cmd_fetch(args: argparse.Namespace) -> int:
             update=args.update,
             progress=not args.quiet,
         )
-        result = fetch(root, source, options, lambda line: console.print(line, markup=False, highlight=False))
+        with output_locks(root, [f"fetch-{source}"]):  # two fetches would append to the same partial download
+            result = fetch(root, source, options, lambda line: console.print(line, markup=False, highlight=False))
         record = result.record
         console.print(
             f"{source}: {result.status}, revision {record['revision']}, {checksum(record)}, "
@@ -602,6 +622,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
     parser.add_argument("--root", default=".", help="repository root holding params.yaml and data/ (default: .)")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="print the stack of a failure (also: GROUNDBENCH_DEBUG=1); default: one line",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
@@ -867,7 +892,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--display",
         choices=["full", "rich", "plain", "log", "none"],
-        help="inspect's progress display (default: inspect's own; plain for logs)",
+        help="inspect's progress display (default: inspect's own on a terminal, log lines otherwise)",
     )
     p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     p = add(
@@ -961,17 +986,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        if args.command in STAGES:
-            from groundbench.stages.pipeline import clear_leftovers
-
-            clear_leftovers(_root(args))
+def _run(args: argparse.Namespace) -> int:
+    if args.command not in STAGES:
         return int(args.func(args))
-    except GroundBenchError as exc:
-        console.print(f"error: {exc}", markup=False, highlight=False, soft_wrap=True)
-        return 2
+    from groundbench.core.locks import output_locks
+    from groundbench.core.params import PARAMS_FILE
+    from groundbench.stages.pipeline import clear_leftovers
+
+    if (_root(args) / PARAMS_FILE).is_file():
+        _params(args)  # a bad knob stops the stage before anything (its lock included) is written
+    # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
+    with output_locks(_root(args), stage_outputs(args)):
+        clear_leftovers(_root(args))
+        return int(args.func(args))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure ends in one ``error:`` line and an exit status (core/failures.py)."""
+    from groundbench.core.failures import debug_requested, one_line, safe_streams, sigterm_unwinds
+
+    safe_streams()
+    args = build_parser().parse_args(argv)
+    if not sys.stderr.isatty():  # progress bars of the libraries we call: on a terminal only, never in a log
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    try:
+        with sigterm_unwinds():
+            return _run(args)
+    except BaseException as exc:  # noqa: BLE001 (each kind becomes its one line; SystemExit passes)
+        if isinstance(exc, SystemExit) or debug_requested(args.debug):
+            raise
+        line, status = one_line(exc)
+        console.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
+        return status
 
 
 if __name__ == "__main__":

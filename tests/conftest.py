@@ -6,7 +6,9 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +22,44 @@ from tests import builds
 
 REPO = Path(__file__).resolve().parents[1]
 # The real-format annotation fixtures beside the project (GROUNDBENCH_SHARED points elsewhere, e.g. from a git
-# worktree); tests that read them skip when they are absent.
+# worktree); tests that read them skip when they are absent, and fail instead under CI (CI=true), where a
+# missing ../shared must not pass for a green run.
 SHARED = Path(os.environ.get("GROUNDBENCH_SHARED", REPO.parent / "shared"))
 UMD_FIXTURES = SHARED / "fixtures" / "real" / "umd"
+CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("DVC_NO_ANALYTICS", "1")
+# Loopback servers (tests/loopback.py, hubstub.py, openai_stub.py) must never be reached through a proxy.
+for _variable in ("NO_PROXY", "no_proxy"):
+    os.environ[_variable] = ",".join(filter(None, [os.environ.get(_variable), "127.0.0.1", "localhost"]))
 
-needs_shared = pytest.mark.skipif(not UMD_FIXTURES.is_dir(), reason="../shared/fixtures is not beside the project")
+
+def needs(folder: Path) -> pytest.MarkDecorator:
+    """Mark a test that reads ``folder`` (under ../shared): skipped when it is absent, failed under CI."""
+    if folder.is_dir():
+        return pytest.mark.usefixtures()
+    if CI:
+        return pytest.mark.shared_missing(str(folder))
+    return pytest.mark.skip(reason=f"{folder} is not beside the project (../shared)")
+
+
+def shared_or_skip(folder: Path) -> None:
+    """Inside a test: stop when ``folder`` (under ../shared) is absent; a failure under CI."""
+    if folder.is_dir():
+        return
+    if CI:
+        pytest.fail(f"{folder} is missing and CI=true: the tests that read ../shared must run under CI")
+    pytest.skip(f"{folder} is not beside the project (../shared)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    missing = item.get_closest_marker("shared_missing")
+    if missing is not None:
+        pytest.fail(f"{missing.args[0]} is missing and CI=true: the tests that read ../shared must run under CI")
+
+
+needs_shared = needs(UMD_FIXTURES)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -80,6 +112,13 @@ def digests(root: Path, folders: tuple[str, ...]) -> dict[str, str]:
     }
 
 
+def dead_pid() -> int:
+    """The id of a process that has ended (and was reaped): what a killed run's temporaries carry."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
 def run_cli(root: Path, *args: str) -> int:
     """Run the CLI in-process (output goes to the captured stdout/stderr)."""
     return main(["--root", str(root), *args])
@@ -92,6 +131,19 @@ UMD_STAGES = (
     ("store",),
     ("assemble",),
 )
+
+
+def umd_project(root: Path, umd_source: Path, *also: str) -> Path:
+    """A project root reading ``umd_source`` with one worker: params.yaml, the UMD audit and ``also``
+    (files of the repository, e.g. requirements.lock, which the card check reads)."""
+    (root / "data" / "audits").mkdir(parents=True)
+    for name in ("data/audits/curated_umd.yaml", *also):
+        shutil.copy(REPO / name, root / name)
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"]["umd"] = str(umd_source)
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    return root
 
 
 def build_all(root: Path) -> None:
@@ -111,6 +163,9 @@ LONGEST_FIRST = (
     "test_dvc.py",
     "test_fetch_dvc.py",
     "test_faults.py",
+    "test_faults_network.py",
+    "test_faults_signals.py",
+    "test_faults_os.py",
     "test_card.py",
     "test_eval.py",
     "test_dvc_s3.py",
@@ -122,6 +177,83 @@ LONGEST_FIRST = (
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
+
+
+# The fault suite (tests/test_faults*.py): every test records its cases through this fixture; the section of
+# docs/reliability.md made of them is compared once the whole run is over (tests/reliability.py).
+
+
+@pytest.fixture
+def fault_case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """``fault_case.record(fault_class, case, exit=..., shown=..., rerun=...)`` after a case's checks held."""
+    from tests.reliability import FaultRecorder
+
+    recorder = FaultRecorder(request.node, [tmp_path, tmp_path.parent])
+    yield recorder
+    if recorder.cases == 0:
+        pytest.fail("a test of the fault suite must record its cases (fault_case.record)")
+
+
+@pytest.fixture(autouse=True)
+def _fault_suite_records(request: pytest.FixtureRequest) -> None:
+    """Every test in a tests/test_faults*.py file takes part in the generated section."""
+    from tests.reliability import FAULT_FILES
+
+    if request.node.path.match(FAULT_FILES) and "fault_case" not in request.fixturenames:
+        pytest.fail("a test of the fault suite must use the fault_case fixture and record its cases")
+
+
+def _fault_nodes(ids: list[str]) -> set[str]:
+    from tests.reliability import FAULT_FILES
+
+    return {node for node in ids if Path(node.split("::")[0]).match(FAULT_FILES)}
+
+
+def _whole_run(config: pytest.Config) -> bool:
+    """No -k, -m, --deselect, --lf or node id picked a part of the collected files."""
+    picked = config.getoption("keyword") or config.getoption("markexpr") or config.getoption("deselect")
+    return not picked and not config.getoption("lf", False) and not any("::" in str(a) for a in config.args)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from tests import reliability
+
+    if getattr(session.config, "workerinput", None) is None:  # one process (no xdist)
+        reliability.FAULT_COLLECTED |= _fault_nodes([item.nodeid for item in session.items])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    from tests import reliability
+
+    reliability.FAULT_COLLECTED |= _fault_nodes(ids)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    from tests import reliability
+
+    if not _fault_nodes([report.nodeid]):
+        return
+    # setup, call and teardown all passed (a skip does not count: its cases are missing from the section)
+    reliability.FAULT_RESULTS[report.nodeid] = reliability.FAULT_RESULTS.get(report.nodeid, True) and report.passed
+    if report.when == "call" and report.passed:
+        reliability.FAULT_CASES.extend(value for name, value in report.user_properties if name == reliability.PROPERTY)
+
+
+def _check_fault_section(session: pytest.Session) -> None:
+    from tests import reliability
+
+    if not _whole_run(session.config) or not reliability.fault_suite_complete():
+        return  # part of the suite ran: no section from part of the cases
+    problem = reliability.check_fault_section()
+    if problem:
+        print(f"\n{problem}", file=sys.stderr)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        return
+    print(
+        f"\nfault suite: docs/reliability.md's section holds this run's {len(reliability.FAULT_CASES)} cases",
+        file=sys.stderr,
+    )
 
 
 # The reliability table (tests/reliability.py): written once the whole run is over, from the campaigns every
@@ -145,6 +277,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reliability is not None:
             workeroutput["reliability_campaigns"] = reliability.campaigns_json(reliability.CAMPAIGNS)
         return
+    _check_fault_section(session)
     if reliability is None or not reliability.CAMPAIGNS:
         return  # no hardening test ran
     missing = reliability.missing_campaigns()

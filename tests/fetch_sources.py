@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import tarfile
@@ -35,11 +36,17 @@ def png(size: tuple[int, int], shade: int = 255) -> bytes:
     return buffer.getvalue()
 
 
+def _reproducible(info: tarfile.TarInfo) -> tarfile.TarInfo:
+    info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+    return info
+
+
 def umd_tarball(scratch: Path, frames_per_tool: int = 1) -> bytes:
+    """The embedded UMD sample packed as the release is; the same bytes on every run (no times, no owners)."""
     write_sample(scratch / "umd", frames_per_tool, 0)
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        tar.add(scratch / "umd" / "part-affordance-dataset", arcname="part-affordance-dataset")
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped, tarfile.open(fileobj=zipped, mode="w") as tar:
+        tar.add(scratch / "umd" / "part-affordance-dataset", arcname="part-affordance-dataset", filter=_reproducible)
     return buffer.getvalue()
 
 

@@ -1,7 +1,8 @@
 """Loopback servers for the fetch tests (127.0.0.1 only; they stop themselves after ``lifetime`` seconds).
 
 - :class:`FileServer`: plain HTTP serving files with ``Range`` support; it can drop the connection
-  half-way through a body once, as a flaky mirror does.
+  half-way through a body once, as a flaky mirror does, and send slowly (``pace`` seconds per 16 KiB),
+  so that a test can interrupt a download in progress.
 - :class:`HubRepos`: the read side of the Hugging Face Hub that ``huggingface_hub`` 2.x calls for
   ``dataset_info``, ``list_repo_tree`` and ``hf_hub_download`` (HF_HUB_DISABLE_XET=1): dataset repos
   at one fixed commit each. Files of 1 KiB or more are served as LFS files (oid = sha256), smaller
@@ -63,7 +64,12 @@ class _Server(ABC):
 
     @staticmethod
     def send_body(
-        handler: BaseHTTPRequestHandler, method: str, data: bytes, headers: dict[str, str], drop: bool = False
+        handler: BaseHTTPRequestHandler,
+        method: str,
+        data: bytes,
+        headers: dict[str, str],
+        drop: bool = False,
+        pace: float = 0.0,
     ) -> None:
         """200, or 206 for a ``Range: bytes=N-`` request; ``drop`` closes the connection half-way."""
         wanted = handler.headers.get("Range")
@@ -85,14 +91,26 @@ class _Server(ABC):
             handler.close_connection = True
             handler.connection.shutdown(2)  # the rest of the body never comes
             return
-        handler.wfile.write(body)
+        if not pace:
+            handler.wfile.write(body)
+            return
+        try:
+            for start in range(0, len(body), 16384):
+                handler.wfile.write(body[start : start + 16384])
+                handler.wfile.flush()
+                time.sleep(pace)
+        except OSError:  # the client went away (interrupted)
+            pass
 
 
 class FileServer(_Server):
-    def __init__(self, files: dict[str, bytes], drop_first: bool = False, lifetime: float = 300.0) -> None:
+    def __init__(
+        self, files: dict[str, bytes], drop_first: bool = False, lifetime: float = 300.0, pace: float = 0.0
+    ) -> None:
         super().__init__(lifetime)
         self.files = files
         self.drops_left = 1 if drop_first else 0
+        self.pace = pace
 
     def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
         path = urllib.parse.unquote(handler.path.split("?")[0])
@@ -104,7 +122,8 @@ class FileServer(_Server):
             return
         drop = method == "GET" and self.drops_left > 0
         self.drops_left -= int(drop)
-        self.send_body(handler, method, self.files[path], {"Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"}, drop)
+        headers = {"Last-Modified": "Mon, 01 Jan 2024 00:00:00 GMT"}
+        self.send_body(handler, method, self.files[path], headers, drop, self.pace)
 
 
 def git_blob_id(data: bytes) -> str:

@@ -2,7 +2,9 @@
 
 Binds 127.0.0.1 only. For every ``POST /v1/chat/completions`` it records the prompt text, the
 sha256 of the image bytes decoded from the data URI (None when no image was sent) and the whole
-body, waits ``delay`` seconds (so a test can kill a client mid-run), and answers ``reply``.
+body, waits ``delay`` seconds (so a test can kill a client mid-run), and answers ``reply``; or, when
+``failing(asked)`` is true, HTTP 500 (a provider that keeps failing those requests, however often
+they are retried).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -41,10 +44,12 @@ def _asked(body: dict[str, Any]) -> Asked:
 
 
 class OpenAIStub:
-    def __init__(self, reply: str, delay: float = 0.0) -> None:
+    def __init__(self, reply: str, delay: float = 0.0, failing: Callable[[Asked], bool] | None = None) -> None:
         self.asked: list[Asked] = []
         self.reply = reply
         self.delay = delay
+        self.failing = failing
+        self.failed: list[Asked] = []
         self.lock = threading.Lock()
         stub = self
 
@@ -57,8 +62,14 @@ class OpenAIStub:
                 if self.path != "/v1/chat/completions":
                     self.send_error(404)
                     return
+                asked = _asked(body)
+                if stub.failing is not None and stub.failing(asked):
+                    with stub.lock:
+                        stub.failed.append(asked)
+                    self.send_error(500, "the stub fails this request")
+                    return
                 with stub.lock:
-                    stub.asked.append(_asked(body))
+                    stub.asked.append(asked)
                 time.sleep(stub.delay)
                 answer = {
                     "id": "chatcmpl-stub",

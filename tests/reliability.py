@@ -1,9 +1,15 @@
-"""The reliability campaigns: what the parsers are fed (tests/test_hardening_*.py) and the table made of it.
+"""The reliability campaigns: what the parsers are fed (tests/test_hardening_*.py) and the table made of it;
+and the fault suite's cases (tests/test_faults*.py) with their section of the same file.
 
 Each hardening file records its campaigns in :data:`CAMPAIGNS`. When the run ends, tests/conftest.py
 collects them (from every xdist worker) and :func:`write_table` writes docs/reliability.md under
 ``make reliability`` (GROUNDBENCH_WRITE_RELIABILITY=1), else build/reliability.md so that `make test`
 leaves the work tree clean. No test depends on running after another one.
+
+The fault suite records each case through the ``fault_case`` fixture (tests/conftest.py); once every
+test of every tests/test_faults*.py file has run and passed, :func:`check_fault_section` compares the
+section made of them with the one in docs/reliability.md (the run fails on a difference) or, under
+GROUNDBENCH_WRITE_RELIABILITY=1, writes it there.
 """
 
 from __future__ import annotations
@@ -165,8 +171,131 @@ def write_table() -> Path:
         total = sum(campaign.outcomes.values())
         lines.append(f"| {campaign.source} | {campaign.input_class} | {total} | {outcomes} | `{message}` |")
     # `make reliability` refreshes the committed table; an ordinary test run writes beside it under
-    # build/ so that `make test` leaves the work tree clean.
+    # build/ so that `make test` leaves the work tree clean. The fault suite's section is kept as committed.
     target = REPO / ("docs" if os.environ.get("GROUNDBENCH_WRITE_RELIABILITY") else "build") / "reliability.md"
     target.parent.mkdir(exist_ok=True)
-    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = "\n".join(lines) + "\n"
+    section = _fault_section_of(DOC.read_text(encoding="utf-8")) if DOC.is_file() else None
+    target.write_text(text + ("\n" + section if section else ""), encoding="utf-8")
     return target
+
+
+# The fault suite ------------------------------------------------------------------------------------------
+
+DOC = REPO / "docs" / "reliability.md"
+FAULT_BEGIN = "<!-- fault suite: generated from tests/test_faults*.py (the fault_case fixture); do not edit -->"
+FAULT_END = "<!-- end of the fault suite -->"
+FAULT_FILES = "test_faults*.py"
+PROPERTY = "fault_case"  # the user property each recorded case travels in (xdist hands it to the controller)
+FAULT_CASES: list[dict[str, Any]] = []  # recorded by the tests that passed, in any order
+FAULT_RESULTS: dict[str, bool] = {}  # node id of every fault-suite test that ran -> passed
+FAULT_COLLECTED: set[str] = set()
+
+
+class FaultRecorder:
+    """What a fault-suite test hands to the ``fault_case`` fixture: one :meth:`record` per case it checked.
+
+    A case is recorded only after its assertions held (record last); the table shows only cases of
+    tests that passed. Messages are made portable (this run's folders, ports and temporary names).
+    """
+
+    def __init__(self, node: Any, folders: list[Path]) -> None:
+        self.node = node
+        self.folders = folders
+        self.cases = 0
+
+    def portable(self, text: str) -> str:
+        for folder in sorted(self.folders, key=lambda f: -len(str(f))):
+            for spelled in {str(folder), str(folder.resolve())}:
+                text = text.replace(spelled, "<tmp>")
+        text = text.replace(str(REPO), "<repo>")
+        text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<port>", text)
+        # the Hub stand-in's commit ids follow the uploaded bytes, which hold the machine's git state
+        text = re.sub(r"/commit/[0-9a-f]{40}", "/commit/<commit>", text)
+        text = re.sub(r"\(commit [0-9a-f]{12}\)", "(commit <commit>)", text)
+        text = re.sub(r"\.\d+@[0-9a-f]{8}\.[a-z0-9_]+\.(tmp|old)\b", r".<pid>@<host>.<random>.\1", text)
+        return text
+
+    def record(self, fault_class: str, case: str, *, exit: int, shown: str, rerun: str) -> None:
+        """``shown``: the line the user sees (the ``error:`` line of a failure); ``rerun``: what the rerun gave."""
+        value = {
+            "fault_class": fault_class,
+            "case": case,
+            "exit": exit,
+            "shown": self.portable(shown),
+            "rerun": rerun,
+            "file": self.node.path.name,
+        }
+        self.node.user_properties.append((PROPERTY, value))
+        self.cases += 1
+
+
+def _fault_section_of(text: str) -> str | None:
+    if FAULT_BEGIN not in text:
+        return None
+    start = text.index(FAULT_BEGIN)
+    end = text.index(FAULT_END, start) + len(FAULT_END)
+    return text[start:end] + "\n"
+
+
+def fault_section(cases: list[dict[str, Any]]) -> str:
+    """The generated section: the fault classes with their cases and outcomes (sorted: runs are comparable)."""
+    rows = sorted(cases, key=lambda c: (c["fault_class"], c["case"]))
+    classes = sorted({c["fault_class"] for c in rows})
+    files = sorted({c["file"] for c in rows})
+    lines = [
+        FAULT_BEGIN,
+        "",
+        "## Faults a user can cause or meet",
+        "",
+        f"{len(classes)} fault classes, {len(rows)} cases, injected for real by {', '.join(f'`{f}`' for f in files)}",
+        "(a size-limited tmpfs for a full disk, a read-only bind mount, file modes binding an unprivileged user,",
+        "signals, concurrent processes, loopback servers that cut, corrupt or drop replies). Each case asserts:",
+        "one `error:` line and no stack (unless `--debug` or GROUNDBENCH_DEBUG=1), the exit status, no partial or",
+        "damaged file accepted, and that the documented rerun restores byte-identical outputs. `make test` fails",
+        "when this section differs from what the run generates; `make reliability-faults` rewrites it.",
+        "",
+        "| fault class | case | exit | what the user sees | after the rerun |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
+    for case in rows:
+        shown = case["shown"].replace("|", "\\|").replace("\n", " ")
+        if len(shown) > 220:
+            shown = shown[:217] + "..."
+        cells = [case["fault_class"], case["case"], str(case["exit"]), f"`{shown}`" if shown else "", case["rerun"]]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", FAULT_END]
+    return "\n".join(lines) + "\n"
+
+
+def with_fault_section(text: str, section: str) -> str:
+    """``text`` (docs/reliability.md) with its fault section replaced, or appended when it has none."""
+    current = _fault_section_of(text)
+    if current is None:
+        return text.rstrip("\n") + "\n\n" + section
+    return text.replace(current, section)
+
+
+def fault_suite_complete() -> bool:
+    """Every collected test of the fault suite ran and passed, and every file of it was collected whole."""
+    on_disk = {p.name for p in (REPO / "tests").glob(FAULT_FILES)}
+    collected = {node.split("::")[0].rsplit("/", 1)[-1] for node in FAULT_COLLECTED}
+    return bool(FAULT_COLLECTED) and on_disk <= collected and all(FAULT_RESULTS.get(n) for n in FAULT_COLLECTED)
+
+
+def check_fault_section() -> str | None:
+    """Compare (or, under GROUNDBENCH_WRITE_RELIABILITY=1, write) the section; the problem, if any."""
+    section = fault_section(FAULT_CASES)
+    text = DOC.read_text(encoding="utf-8")
+    if os.environ.get("GROUNDBENCH_WRITE_RELIABILITY"):
+        DOC.write_text(with_fault_section(text, section), encoding="utf-8")
+        return None
+    if _fault_section_of(text) == section:
+        return None
+    generated = REPO / "build" / "reliability-faults.md"
+    generated.parent.mkdir(exist_ok=True)
+    generated.write_text(section, encoding="utf-8")
+    return (
+        f"docs/reliability.md: its fault-suite section differs from what this run generated ({generated}); "
+        "run `make reliability-faults` and commit the result"
+    )

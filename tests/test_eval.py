@@ -31,7 +31,7 @@ from rich.console import Console
 from groundbench.cli import main
 from groundbench.core.errors import GroundBenchError
 from groundbench.evaluate.run import EvalSettings, mock_reply, run_eval
-from tests.conftest import REPO, build_all, run_cli
+from tests.conftest import build_all, run_cli, umd_project
 from tests.openai_stub import OpenAIStub
 
 CONFIGS = ("curated_umd", "bulk_umd")
@@ -48,13 +48,7 @@ def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    root = tmp_path_factory.mktemp("eval_build") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(tmp_path_factory.mktemp("eval_build") / "project", umd_sample)
     build_all(root)
     return root
 

@@ -12,15 +12,11 @@ import sys
 import time
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 import yaml
-from huggingface_hub import DatasetCard
 
-from groundbench.core.manifests import read_manifest, sha256_file
-from groundbench.core.shards import open_shard
-from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, format_version_of
 from tests.conftest import REPO, digests
+from tests.faults import assert_nothing_half_written
 
 OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench")
 KILLS = 20  # the issue asks for at least 20 kills at random moments
@@ -36,6 +32,7 @@ STAGES = [
     ["assemble"],
 ]
 AUDITS = ("data/audits/curated_umd.yaml", "data/audits/curated_gapartnet.yaml")
+SIGKILL = "SIGKILL (no handler can run)"
 
 
 def _start_build(root: Path) -> subprocess.Popen[bytes]:
@@ -56,43 +53,6 @@ def _build(root: Path) -> float:
     return time.monotonic() - started
 
 
-def _visible(path: Path) -> bool:
-    return not any(part.startswith(".") for part in path.parts)
-
-
-def _assert_nothing_half_written(root: Path) -> int:
-    """Every output under its real name is complete; returns how many files were checked."""
-    checked = 0
-    for shard in sorted((root / "data").rglob("*.arrow")):
-        if _visible(shard.relative_to(root)):
-            table = open_shard(shard).read_all()  # a torn Arrow file has no footer and fails here
-            assert table.schema.equals(arrow_schema(), check_metadata=False), shard
-            assert format_version_of(table.schema) == FORMAT_VERSION, shard
-            checked += 1
-    for published in sorted((root / "data").rglob("*.parquet")):
-        if _visible(published.relative_to(root)):
-            pq.ParquetFile(published).read()  # a torn Parquet file has no footer and fails here
-            checked += 1
-    for summary in sorted((root / "data").rglob("*.json")):
-        if _visible(summary.relative_to(root)):
-            json.loads(summary.read_text())  # e.g. interim/gapartnet/summary.json: complete JSON or absent
-            checked += 1
-    for manifest in sorted((root / "data").rglob("*.jsonl")):
-        if _visible(manifest.relative_to(root)):
-            read_manifest(manifest)
-            checked += 1
-    for image in sorted((root / "data/images").rglob("*.*")):
-        if _visible(image.relative_to(root)):
-            assert sha256_file(image) == image.stem, image  # content-addressed: name = hash of bytes
-            checked += 1
-    card = root / "data/groundbench/README.md"
-    if card.exists():
-        data = DatasetCard.load(card).data.to_dict()
-        assert {c["config_name"] for c in data["configs"]} == set(CONFIGS)
-        checked += 1
-    return checked
-
-
 def _add_gapartnet(project: Path, rendered: Path) -> None:
     shutil.copy(REPO / AUDITS[1], project / AUDITS[1])
     params = yaml.safe_load((project / "params.yaml").read_text())
@@ -103,7 +63,7 @@ def _add_gapartnet(project: Path, rendered: Path) -> None:
 
 @pytest.mark.slow  # end to end: builds killed at 20+ random moments
 def test_sigkill_at_random_moments_never_leaves_partial_outputs(
-    project: Path, tmp_path: Path, gapartnet_rendered: Path
+    project: Path, tmp_path: Path, gapartnet_rendered: Path, fault_case
 ) -> None:
     _add_gapartnet(project, gapartnet_rendered)
     reference = tmp_path / "reference"
@@ -126,7 +86,7 @@ def test_sigkill_at_random_moments_never_leaves_partial_outputs(
         if not finished:
             process.send_signal(signal.SIGKILL)
         process.wait()
-        checked = _assert_nothing_half_written(project)
+        checked = assert_nothing_half_written(project, CONFIGS)
         log.append({"after_s": round(moment, 2), "killed": not finished, "complete_files": checked})
 
     assert sum(entry["killed"] for entry in log) >= KILLS, json.dumps(log)
@@ -134,6 +94,9 @@ def test_sigkill_at_random_moments_never_leaves_partial_outputs(
     assert digests(project, OUTPUTS) == expected
     leftovers = [p for p in (project / "data").rglob(".*") if p.name.endswith((".tmp", ".old"))]
     assert leftovers == []
+    rerun = "rerun clears the leftovers: byte-identical outputs"
+    case = f"the UMD + GAPartNet build killed at {KILLS} seeded moments"
+    fault_case.record(SIGKILL, case, exit=-9, shown="(a killed process says nothing)", rerun=rerun)
 
 
 GUI_KILLS = 3  # each run pays the CLI import (~4 s), so fewer kills than the main build test
@@ -149,7 +112,7 @@ def _generate_gui(root: Path) -> subprocess.Popen[bytes]:
 
 
 @pytest.mark.slow  # end to end: generate-gui killed and rerun
-def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp_path: Path) -> None:
+def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp_path: Path, fault_case) -> None:
     """generate-gui writes its folder atomically and is a STAGES command: a killed run leaves only a
     hidden temporary, which the next run clears before finishing byte-identical."""
     params = yaml.safe_load((project / "params.yaml").read_text())
@@ -183,3 +146,6 @@ def test_killed_generate_gui_is_cleared_and_rerun_identically(project: Path, tmp
     assert digests(project, outputs) == expected
     leftovers = [p for p in (project / "data").rglob(".*") if p.name.endswith((".tmp", ".old"))]
     assert leftovers == []
+    rerun = "rerun clears the half-written temporary: byte-identical outputs"
+    case = f"generate-gui killed {GUI_KILLS} times while it writes"
+    fault_case.record(SIGKILL, case, exit=-9, shown="(a killed process says nothing)", rerun=rerun)

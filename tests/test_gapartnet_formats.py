@@ -37,10 +37,10 @@ from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import load_npz, npz_bytes, parse_bbox_pickle, parse_metafile
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.geometry import mask_box
-from tests.conftest import SHARED
+from tests.conftest import SHARED, needs
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"
-needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/fixtures is not beside the project")
+needs_real = needs(REAL)
 
 
 def _read(object_id: str, name: str) -> bytes:

@@ -30,13 +30,13 @@ from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
-from tests.conftest import REPO, SHARED
+from tests.conftest import REPO, SHARED, needs, shared_or_skip
 
 PARAMS = load_params(REPO)
 ONE_WORKER = PARAMS.gapartnet.model_copy(update={"workers": 1})
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"
-needs_real = pytest.mark.skipif(not REAL.is_dir(), reason="../shared/fixtures is not beside the project")
+needs_real = needs(REAL)
 FILES = ("link_annotation_gapartnet.json", "mobility_annotation_gapartnet.urdf", "semantics_gapartnet.txt", "meta.json")
 # (theta, phi, distance, qpos) per view. 102442's cameras stay on the front side (GAPartNet's camera
 # range for most categories, phi 120..240): its seven back-face buttons are never visible.
@@ -108,8 +108,7 @@ def _object_folder(object_id: str, assets: Path) -> None:
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, dict[int, str]]]:
     """(assets, renders without pickles, the renderer's own instance id -> link per view)."""
-    if not REAL.is_dir():
-        pytest.skip("../shared/fixtures is not beside the project")
+    shared_or_skip(REAL)
     root = tmp_path_factory.mktemp("real_gapartnet")
     assets, renders = root / "assets", root / "renders"
     for object_id, views in VIEWS.items():

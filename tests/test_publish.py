@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED
-from tests.conftest import REPO, build_all
+from tests.conftest import build_all, umd_project
 from tests.hubstub import HubStub, cli_against
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
@@ -18,14 +16,7 @@ GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    root = tmp_path_factory.mktemp("publish") / "project"
-    (root / "data" / "audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"]["umd"] = str(umd_sample)
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    root = umd_project(tmp_path_factory.mktemp("publish") / "project", umd_sample, "requirements.lock")
     (root / ".gitignore").write_text("/data/*\n!/data/audits/\n")
     for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
         subprocess.run([*GIT, *command], cwd=root, check=True)
@@ -85,7 +76,10 @@ def test_publish_uploads_the_folder_and_tags_the_version(built: Path, tmp_path: 
     assert hub.commits[-1]["header"]["summary"] == "GroundBench 0.1.0"
     assert commit in hub.commits[-1]["header"]["description"]
     assert set(hub.tags) == {"v0.1.0-rc"} and commit in hub.tags["v0.1.0-rc"]
-    assert "POST /api/datasets/org/groundbench/tag/main" in hub.requests
+    # the tag names the commit this run uploaded (not whatever main holds by then)
+    assert hub.tagged["v0.1.0-rc"] == hub.commits[-1]["sha"] == hub.head
+    assert f"POST /api/datasets/org/groundbench/tag/{hub.head}" in hub.requests
+    assert result.stderr.splitlines()[-1].startswith("published: org/groundbench v0.1.0-rc: ")
 
 
 def test_publish_refuses_when_verify_fails(built: Path, tmp_path: Path) -> None:

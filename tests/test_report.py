@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from groundbench.core.atomic import HOST
 from groundbench.core.params import ReportParams
 from groundbench.review.report.build import build_report, with_neighbours
 from groundbench.review.rows import file_stem, iter_rows
-from tests.conftest import digests, run_cli
+from tests.conftest import dead_pid, digests, run_cli
 from tests.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows
 
 SETTINGS = ReportParams(thumb_side=160, detail_side=400, jpeg_quality=85)
@@ -99,7 +100,7 @@ def test_report_cli_writes_the_gallery_of_every_built_config(built: Path) -> Non
 def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
     """`report` is a pipeline stage (cli.STAGES): the gallery is swapped in whole (atomic_dir), and the
     hidden temporary a killed run leaves beside it is removed by the next run."""
-    leftover = built / "data" / ".report.killed.tmp"
+    leftover = built / "data" / f".report.{dead_pid()}@{HOST}.killed.tmp"  # named as atomic_dir names it
     (leftover / "curated_umd").mkdir(parents=True)
     (leftover / "index.html").write_text("<half")
     assert run_cli(built, "report", "--quiet") == 0

@@ -26,7 +26,7 @@ from groundbench.results.plots import draw, headline_specs
 from groundbench.results.runs import load_runs
 from groundbench.results.tasks import declared_tasks
 from tests.conftest import REPO, build_all, run_cli
-from tests.hubstub import FAKE_SHA, HubStub, cli_against
+from tests.hubstub import HubStub, cli_against
 
 pytestmark = pytest.mark.slow  # builds a UMD + GUI project and runs inspect-ai
 
@@ -349,6 +349,10 @@ def test_results_export_push_opens_a_pull_request_whose_yaml_equals_the_scores(
     report = _scores(run)
     export = ["results", "export", str(run), "--model-repo", "org/model", "--dataset", "org/groundbench"]
     with HubStub() as hub:
+        # the published dataset at its version tag, as `groundbench publish` leaves it
+        published = hub.seed(
+            "org/groundbench", {"README.md": (built / "data/groundbench/README.md").read_bytes()}, "v0.1.0"
+        )
         refused = cli_against(hub.endpoint, tmp_path, built, *export, "--push")
         allowed = (*export, "--push", "--allow-synthetic", "--out", str(tmp_path / "out"))
         result = cli_against(hub.endpoint, tmp_path, built, *allowed)
@@ -371,9 +375,9 @@ def test_results_export_push_opens_a_pull_request_whose_yaml_equals_the_scores(
         assert (tmp_path / "out" / path).read_bytes() == data  # what was written is what was pushed
         (entry,) = parse_eval_result_entries(yaml.safe_load(data))
         m = wanted[entry.task_id]
-        assert entry.dataset_id == "org/groundbench" and entry.dataset_revision == FAKE_SHA
+        assert entry.dataset_id == "org/groundbench" and entry.dataset_revision == published
         assert entry.value == m["value"]
-        assert entry.source_url == f"{hub.endpoint}/datasets/org/groundbench/tree/{FAKE_SHA}"
+        assert entry.source_url == f"{hub.endpoint}/datasets/org/groundbench/tree/{published}"
         notes = dict(p.split("=", 1) for p in entry.notes.split("; ") if re.match(r"^\w+=", p))
         assert notes["ci95"] == f"[{m['ci_low']!r}, {m['ci_high']!r}]" and int(notes["n"]) == m["n"]
         assert notes["dataset_version"] == report["gate"]["dataset_version"]

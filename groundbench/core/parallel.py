@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -75,8 +78,50 @@ def ordered_map(
     # spawn, not fork: the parent may hold Arrow/OpenCV thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
     size = chunk_size(window, workers)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        yield from windowed(lambda batch: pool.submit(apply_chunk, func, batch), items, size, window)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=leave_signals_to_parent)
+
+    def submit(batch: list[T]) -> Any:
+        with signals_held():  # a worker may start now: it must not meet a signal while it imports
+            return pool.submit(apply_chunk, func, batch)
+
+    try:
+        yield from windowed(submit, items, size, window)
+    finally:
+        # Stopped early (an error, Ctrl-C, SIGTERM): chunks not started yet are dropped, not waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while the block runs, then take effect: a worker started here begins with them
+    blocked (it drops them itself, leave_signals_to_parent) and this process never meets them half-way
+    through starting it (a signal sent to the group would otherwise reach both at once)."""
+    caught: list[int] = []
+    main = threading.current_thread() is threading.main_thread()
+    # Any thread of this process may receive a signal sent to it; its Python handler runs in the main
+    # thread. Deferring that handler keeps the start-up whole; the blocked mask is what the child inherits.
+    handlers = {s: signal.signal(s, lambda signum, _: caught.append(signum)) for s in INTERRUPTS} if main else {}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        for number in caught:
+            signal.raise_signal(number)  # now, to the handler in place (KeyboardInterrupt, the CLI's SIGTERM)
+
+
+def leave_signals_to_parent() -> None:
+    """A worker ignores Ctrl-C and SIGTERM sent to the whole process group: the parent stops the map and
+    unwinds its atomic writes, and a worker interrupted mid-item would only print a stack. It starts with
+    them held (signals_held), so one sent while it was starting is dropped here, never raised."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
 
 
 def windowed(

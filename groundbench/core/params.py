@@ -10,7 +10,7 @@ repository root.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
@@ -41,6 +41,15 @@ class Section(BaseModel):
 
 # params.yaml ------------------------------------------------------------------------------------------
 
+# Every numeric knob has a range; a value outside it is one error naming params.yaml and the key.
+Count = Annotated[int, Field(ge=1)]  # sizes, windows, batches, pixels, bytes: at least one
+Workers = Annotated[int, Field(ge=0)]  # processes; 0 = every core
+Floor = Annotated[int, Field(ge=0)]  # a pixel floor; 0 = none
+Seed = Annotated[int, Field(ge=0)]
+Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]  # a fraction of pixels or an IoU
+Margin = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Degrees = Annotated[int | float, Field(allow_inf_nan=False)]
+
 
 class DatasetParams(Section):
     version: str
@@ -69,16 +78,16 @@ class SourcesParams(Section):
 
 
 class UmdSampleParams(Section):
-    frames_per_tool: int
-    seed: int
+    frames_per_tool: Count
+    seed: Seed
 
 
 class GuiSampleParams(Section):
-    examples_per_suite: int
+    examples_per_suite: Count
     frames: tuple[str, ...]
-    screenspot_rows: int
-    seed: int
-    workers: int
+    screenspot_rows: Count
+    seed: Seed
+    workers: Workers
 
     @field_validator("frames", mode="before")
     @classmethod
@@ -90,8 +99,8 @@ RenderEngine = Literal["raster", "embree", "triangle"]  # the GAPartNet renderer
 
 
 class GapartnetSampleParams(Section):
-    width: int
-    height: int
+    width: Count
+    height: Count
     engine: RenderEngine
 
 
@@ -104,45 +113,45 @@ class SampleParams(Section):
 
 class UmdParams(Section):
     audit: str
-    workers: int
-    window: int
-    frames_per_task: int
-    max_image_pixels: int
-    min_region_pixels: int
+    workers: Workers
+    window: Count
+    frames_per_task: Count
+    max_image_pixels: Count
+    min_region_pixels: Floor
 
 
 class GuiParams(Section):
-    max_image_pixels: int
-    workers: int
-    window: int
-    max_held_bytes: int
+    max_image_pixels: Count
+    workers: Workers
+    window: Count
+    max_held_bytes: Annotated[int, Field(ge=0)]  # 0: hold no image bytes back (drop them, read again)
 
 
 class GapartnetParams(Section):
     audit: str
-    workers: int
-    window: int
-    iou_min: float
-    coverage_min: float
-    instance_coverage_min: float
-    instance_ambiguity_margin: float
-    min_mask_pixels: int
-    max_image_pixels: int
+    workers: Workers
+    window: Count
+    iou_min: Share
+    coverage_min: Share
+    instance_coverage_min: Share
+    instance_ambiguity_margin: Margin
+    min_mask_pixels: Floor
+    max_image_pixels: Count
 
 
 class RenderParams(Section):
-    width: int
-    height: int
+    width: Count
+    height: Count
     # Kept as written (60 stays 60, not 60.0): the values are printed into the manifests' render call.
-    theta: int | float
-    phi: int | float
-    margin: int | float
+    theta: Annotated[int | float, Field(ge=0, le=180, allow_inf_nan=False)]  # polar angle from +z
+    phi: Degrees
+    margin: Annotated[int | float, Field(gt=0, allow_inf_nan=False)]
     engine: RenderEngine
 
 
 class ContrastParams(Section):
     pool: str
-    closed_pose_min_mask_share: float
+    closed_pose_min_mask_share: Share
     render: RenderParams
 
 
@@ -161,14 +170,14 @@ class EngineParams(Section):
 
 
 class ShardParams(Section):
-    max_bytes: int
-    rows_per_batch: int
+    max_bytes: Count
+    rows_per_batch: Count
 
 
 class ReportParams(Section):
-    thumb_side: int
-    detail_side: int
-    jpeg_quality: int
+    thumb_side: Count
+    detail_side: Count
+    jpeg_quality: Annotated[int, Field(ge=1, le=100)]
 
 
 class Params(Section):
@@ -299,6 +308,15 @@ def _dotted(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+# pydantic's range error kinds -> (the comparison said, the limit's key in the error's ctx)
+RANGES = {
+    "greater_than_equal": (">=", "ge"),
+    "greater_than": (">", "gt"),
+    "less_than_equal": ("<=", "le"),
+    "less_than": ("<", "lt"),
+}
+
+
 def _reason(error: Any) -> str:
     kind, message = error["type"], str(error["msg"])
     if kind == "missing":
@@ -307,6 +325,11 @@ def _reason(error: Any) -> str:
         return "unknown key (a misspelt key would otherwise fall back silently)"
     if kind == "value_error":
         return message.removeprefix("Value error, ")
+    bound = RANGES.get(kind)
+    if bound is not None:
+        return f"expected a number {bound[0]} {error['ctx'][bound[1]]}, got {error.get('input')!r}"
+    if kind == "finite_number":
+        return f"expected a finite number, got {error.get('input')!r}"
     return f"{message}, got {error.get('input')!r}"
 
 

@@ -221,8 +221,9 @@ def run(
             # ordered_map is a generator: closing it on an error shuts its workers down at once.
             mapped = cast(Generator[Any], ordered_map(source.convert, items, **options))
             results = stack.enter_context(closing(mapped))
+            # disable=None: tqdm draws only on a terminal, never into a log (dvc repro, CI).
             bar = stack.enter_context(
-                tqdm(total=source.total(items), desc=source.label, unit=source.unit, disable=not progress)
+                tqdm(total=source.total(items), desc=source.label, unit=source.unit, disable=None if progress else True)
             )
             for result in results:
                 for emit in source.accept(result):

@@ -59,10 +59,28 @@ def _open(url: str, offset: int) -> http.client.HTTPResponse | None:
         raise GroundBenchError(url, "connection", f"could not connect ({exc})") from exc
 
 
+def _read(response: http.client.HTTPResponse) -> bytes:
+    """The next chunk of the body; empty at its end and when the connection dropped (the caller resumes)."""
+    try:
+        return response.read(CHUNK)
+    except (http.client.IncompleteRead, ConnectionError, TimeoutError, OSError):
+        return b""
+
+
 def download(
-    url: str, dest: Path, expected_bytes: int | None, expected_sha256: str | None, progress: bool = True
+    url: str,
+    dest: Path,
+    expected_bytes: int | None,
+    expected_sha256: str | None,
+    progress: bool = True,
+    pin: str = "",
 ) -> Download:
-    """Fetch ``url`` into ``dest``; stops with one GroundBenchError on a size or checksum mismatch."""
+    """Fetch ``url`` into ``dest``; stops with one GroundBenchError on a size or checksum mismatch.
+
+    ``pin`` says where the expected sha256 comes from (shown with a mismatch). A download that ends
+    short of ``expected_bytes`` keeps its ``.part`` (the next run resumes it, from this URL or
+    another mirror); bytes that are too many or hash wrong are removed, never resumed from.
+    """
     if not url.startswith(("http://", "https://")):
         raise GroundBenchError(url, "url", "expected an http:// or https:// URL")
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +88,14 @@ def download(
     digest, size = _hash_prefix(part)
     resumed: list[int] = []
     etag = modified = None
-    bar = tqdm(total=expected_bytes, initial=size, unit="B", unit_scale=True, desc=dest.name, disable=not progress)
+    bar = tqdm(
+        total=expected_bytes,
+        initial=size,
+        unit="B",
+        unit_scale=True,
+        desc=dest.name,
+        disable=None if progress else True,
+    )
     try:
         for _attempt in range(ATTEMPTS):
             response = _open(url, size)
@@ -91,29 +116,43 @@ def download(
             modified = response.headers.get("Last-Modified") or modified
             try:
                 with response, open(part, "ab") as handle:
-                    while chunk := response.read(CHUNK):
+                    # A network error ends this response (the rest is asked for); a disk error (a full disk)
+                    # propagates: what reached the file stays in .part and the next run resumes from there.
+                    while chunk := _read(response):
                         handle.write(chunk)
                         digest.update(chunk)
                         size += len(chunk)
                         bar.update(len(chunk))
                         if expected_bytes is not None and size > expected_bytes:
+                            handle.close()
+                            part.unlink(missing_ok=True)
                             raise GroundBenchError(url, "size", f"expected {expected_bytes} bytes, got more")
                     handle.flush()
                     os.fsync(handle.fileno())
-            except (http.client.IncompleteRead, ConnectionError, TimeoutError, OSError):
-                continue  # dropped mid-body: ask for the rest
+            except OSError as exc:
+                if exc.filename is None:  # a write or flush error names no file: it is the partial download
+                    exc.filename = str(part)
+                raise
             if end is not None and size < end:
-                continue
+                continue  # dropped mid-body: ask for the rest
             break
         else:
             raise GroundBenchError(url, "connection", f"dropped {ATTEMPTS} times; run fetch again to resume")
     finally:
         bar.close()
     if expected_bytes is not None and size != expected_bytes:
-        raise GroundBenchError(url, "size", f"expected {expected_bytes} bytes, got {size}")
+        raise GroundBenchError(
+            url,
+            "size",
+            f"expected {expected_bytes} bytes, got {size} (the download or this mirror's copy is truncated); "
+            "run fetch again to resume from where it stopped (with --url another mirror if this one is short)",
+        )
     sha = digest.hexdigest()
     if expected_sha256 is not None and sha != expected_sha256.lower():
         part.unlink(missing_ok=True)  # wrong bytes are never resumed from
-        raise GroundBenchError(url, "sha256", f"expected {expected_sha256.lower()}, got {sha}")
+        source = f" ({pin})" if pin else ""
+        raise GroundBenchError(
+            url, "sha256", f"expected {expected_sha256.lower()}{source}, got {sha}; the download was removed"
+        )
     os.replace(part, dest)
     return Download(dest, size, sha, etag, modified, tuple(resumed))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,7 +85,8 @@ def list_files(spec: SourceSpec, commit: str) -> list[tuple[str, int, str, bool]
     return sorted(files)
 
 
-def _digests(path: Path) -> tuple[str, str, int]:
+def file_digests(path: Path) -> tuple[str, str, int]:
+    """sha256, git blob id and size of a file (what the Hub lists for an LFS file and for any other)."""
     sha256 = hashlib.sha256()
     size = path.stat().st_size
     blob = hashlib.sha1(f"blob {size}\0".encode())  # noqa: S324 (git's object id, not a security hash)
@@ -100,7 +102,7 @@ def download(
 ) -> list[HubFile]:
     """Every wanted file at ``commit`` into ``staging`` (same paths as in the repo), each one checked."""
     huggingface_hub, _ = _hub()
-    if not progress:
+    if not progress or not sys.stderr.isatty():  # bars belong on a terminal, never in a log
         from huggingface_hub.utils import disable_progress_bars
 
         disable_progress_bars()
@@ -114,7 +116,7 @@ def download(
             )
         except Exception as exc:
             raise GroundBenchError(f"{spec.origin}/{path}", "download", f"{type(exc).__name__}: {exc}") from exc
-        sha256, blob, got = _digests(local)
+        sha256, blob, got = file_digests(local)
         where = f"{spec.origin}@{commit[:12]}/{path}"
         if got != size:
             raise GroundBenchError(where, "size", f"the tree lists {size} bytes, got {got}")

@@ -74,20 +74,21 @@ def _intact(root: Path, record: dict[str, Any] | None) -> bool:
 
 def _fetch_http(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts: FetchOptions) -> FetchResult:
     url = opts.url or s.origin
-    expected = opts.sha256
-    if expected is None and recorded and recorded.get("archive") and not opts.update:
-        expected = recorded["archive"]["sha256"]  # pinned at the first fetch: new upstream bytes are refused
-    if expected is None and url == s.origin:
-        expected = s.archive_sha256
-    size = s.archive_bytes if url == s.origin else None
+    expected, size, pin = expected_archive(s, recorded, opts)
     name = url.rstrip("/").rsplit("/", 1)[-1] or f"{s.name}.archive"
     downloads = source_dir(root, s.name) / DOWNLOADS
-    got = http.download(url, downloads / name, size, expected, progress=opts.progress)
-    with atomic_dir(tree_dir(root, s.name)) as tmp:
-        unpack.extract(got.path, tmp)
-        if s.name == "umd":
-            umd_layout(tmp)
-        tree = tree_digest(tmp)
+    got = http.download(url, downloads / name, size, expected, progress=opts.progress, pin=pin)
+    try:
+        # The tree replaces the previous one only once every member unpacked and the compressor's own
+        # checksums (gzip CRC and length, zip CRCs) were read to the end; the record and tree.dvc come after.
+        with atomic_dir(tree_dir(root, s.name)) as tmp:
+            unpack.extract(got.path, tmp)
+            if s.name == "umd":
+                umd_layout(tmp)
+            tree = tree_digest(tmp)
+    except GroundBenchError:
+        shutil.rmtree(downloads, ignore_errors=True)  # bytes that do not unpack are never resumed from
+        raise
     got.path.unlink()
     shutil.rmtree(downloads, ignore_errors=True)
     record = _base_record(s) | {
@@ -97,6 +98,32 @@ def _fetch_http(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts
         "tree": tree,
     }
     return FetchResult(s.name, record, "fetched", got.resumed_at)
+
+
+def expected_archive(
+    s: SourceSpec, recorded: dict[str, Any] | None, opts: FetchOptions
+) -> tuple[str | None, int | None, str]:
+    """The sha256 and size an HTTP download must have, and where that pin comes from.
+
+    ``--sha256`` first (the user vouches for another archive), then the sha256 recorded at the first
+    fetch (new upstream bytes are refused unless ``--update``), then the catalogue's: a mirror given
+    with ``--url`` serves the same archive as the official location and is held to the same bytes.
+    """
+    if opts.sha256:
+        return opts.sha256.lower(), None, "--sha256"
+    archive = (recorded or {}).get("archive")
+    if archive and not opts.update:
+        return (
+            archive["sha256"],
+            archive["bytes"],
+            "the sha256 recorded at the first fetch (--update accepts new bytes)",
+        )
+    if s.archive_sha256:
+        pin = (
+            "the catalogue's sha256 of the official archive (a mirror must serve the same bytes; --sha256 for another)"
+        )
+        return s.archive_sha256, s.archive_bytes, pin
+    return None, None, ""
 
 
 def _http_revision(got: http.Download) -> str:
@@ -240,5 +267,5 @@ def track(root: Path, tree: Path) -> bool:
     from dvc.repo import Repo
 
     with Repo(str(root)) as repo:
-        repo.add(str(tree.relative_to(root)))
+        repo.add(str(tree.absolute()))  # absolute: DVC resolves a relative path against the cwd, not the root
     return True

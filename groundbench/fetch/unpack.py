@@ -5,14 +5,20 @@ path or link target resolves outside the target folder, no device or FIFO, at mo
 ``max_members`` members and ``max_bytes`` unpacked bytes (declared sizes, then counted while
 writing, so a lying header cannot exceed the bound). macOS ``__MACOSX/`` and ``.DS_Store`` entries
 are skipped. The caller unpacks into an empty temporary folder and renames it into place.
+
+The archive's own integrity is checked to its last byte: every zip member's CRC-32 as it is read,
+and a compressed tar's stream (gzip CRC and length, bzip2 block CRCs, xz check) drained to its end
+after the last member, so a flipped or missing byte is one error and nothing is kept.
 """
 
 from __future__ import annotations
 
+import lzma
 import posixpath
 import shutil
 import tarfile
 import zipfile
+import zlib
 from pathlib import Path, PurePosixPath
 
 from groundbench.core.errors import GroundBenchError
@@ -21,6 +27,10 @@ MAX_BYTES = 64 * 1024**3  # 64 GiB: every source unpacks to well under this
 MAX_MEMBERS = 2_000_000
 CHUNK = 1 << 20
 SKIPPED = ("__MACOSX/", ".DS_Store")
+# What a damaged or truncated archive raises while it is read (gzip's BadGzipFile and bzip2's data errors
+# are OSErrors without an errno; an OSError with one is the system's, e.g. a full disk, and passes).
+DAMAGED = (EOFError, tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError)
+ZIP_MAGIC = b"PK\x03\x04"
 
 
 def _skipped(name: str) -> bool:
@@ -51,11 +61,30 @@ def is_archive(path: Path) -> bool:
 def extract(archive: Path, target: Path, max_bytes: int = MAX_BYTES, max_members: int = MAX_MEMBERS) -> int:
     """Unpack ``archive`` (zip or tar, any compression) into the empty folder ``target``; returns files written."""
     target.mkdir(parents=True, exist_ok=True)
-    if zipfile.is_zipfile(archive):
-        return _extract_zip(archive, target, max_bytes, max_members)
-    if tarfile.is_tarfile(archive):
-        return _extract_tar(archive, target, max_bytes, max_members)
+    try:
+        if zipfile.is_zipfile(archive):
+            return _extract_zip(archive, target, max_bytes, max_members)
+        if tarfile.is_tarfile(archive):
+            return _extract_tar(archive, target, max_bytes, max_members)
+    except DAMAGED as exc:
+        raise _damaged(archive, exc) from exc
+    except OSError as exc:
+        if exc.errno is not None:
+            raise
+        raise _damaged(archive, exc) from exc
+    with open(archive, "rb") as handle:
+        if handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC:
+            raise _damaged(archive, zipfile.BadZipFile("no central directory at its end"))
     raise GroundBenchError(archive.name, "format", "expected a zip or tar archive")
+
+
+def _damaged(archive: Path, exc: BaseException) -> GroundBenchError:
+    detail = " ".join(str(exc).split()) or "ends early"
+    return GroundBenchError(
+        archive.name,
+        "archive",
+        f"damaged or truncated ({type(exc).__name__}: {detail}); nothing was kept: download it again",
+    )
 
 
 def _bounded_copy(source, dest: Path, budget: list[int], archive: Path, name: str) -> None:  # noqa: ANN001
@@ -138,6 +167,10 @@ def _extract_tar(archive: Path, target: Path, max_bytes: int, max_members: int) 
             else:
                 tf.extract(member, target, filter="data")
                 written += 1
+        # The members end before the compressed stream does: read it to the end, where gzip checks its
+        # CRC-32 and length (and xz / bzip2 their checks) over every byte that was unpacked.
+        while tf.fileobj is not None and tf.fileobj.read(CHUNK):
+            pass
     return written
 
 

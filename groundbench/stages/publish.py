@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -26,6 +27,7 @@ from groundbench.core.published import data_files, iter_batches
 from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
 from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
+from groundbench.stages.hubrepo import differences, head_commit, local_files, network_errors, remote_files, tag_commit
 
 PUBLISHED = ("README.md", "croissant.json", "eval.yaml", "data/**", "assets/**", "audits/**")
 REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
@@ -119,31 +121,92 @@ def _stage(folder: Path, staging: Path, commit: str) -> None:
             shutil.copyfile(folder / relative, target)
 
 
-def upload(folder: Path, publish_plan: Plan, version: str) -> str:
-    """Create the repo, replace its data with the folder's, tag the version; returns the commit URL."""
+@dataclass(frozen=True)
+class Published:
+    url: str
+    status: str  # what happened, for the user: published / already published / completed
+
+
+def upload(folder: Path, publish_plan: Plan, version: str) -> Published:
+    """Create the repo, replace its data with the folder's and tag the version, idempotently.
+
+    A rerun after any failure finds what an earlier run left: the tag already on exactly these files
+    (nothing to do), or main already holding them (only the tag is added); a tag on other content is
+    refused. A network or Hub failure is one error saying to run again.
+    """
     from huggingface_hub import HfApi
     from huggingface_hub.errors import OfflineModeIsEnabled
 
     api = HfApi()
     try:
-        api.create_repo(publish_plan.repo_id, repo_type="dataset", exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".publish-", dir=folder.parent) as staging:
             _stage(folder, Path(staging), publish_plan.commit)
-            info = api.upload_folder(
-                repo_id=publish_plan.repo_id,
-                repo_type="dataset",
-                folder_path=staging,
-                allow_patterns=list(PUBLISHED),
-                delete_patterns=REPLACED,
-                commit_message=f"GroundBench {version}",
-                commit_description=f"Built from git commit {publish_plan.commit}.",
-            )
+            return _publish(api, Path(staging), publish_plan, version)
+    except OfflineModeIsEnabled as exc:
+        raise GroundBenchError("HF_HUB_OFFLINE", "environment", "unset HF_HUB_OFFLINE to publish") from exc
+    except network_errors() as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise  # the local disk (staging), not the network: the CLI names the path
+        detail = " ".join(str(exc).split()) or "no reply"
+        raise GroundBenchError(
+            api.endpoint,
+            f"{publish_plan.repo_id} tag {publish_plan.tag}",
+            f"the Hub did not answer ({type(exc).__name__}: {detail}); run again: the rerun finds what was "
+            "already uploaded and completes the version",
+        ) from exc
+
+
+def _publish(api: Any, staging: Path, publish_plan: Plan, version: str) -> Published:
+    repo, tag = publish_plan.repo_id, publish_plan.tag
+    local = local_files(staging)
+    api.create_repo(repo, repo_type="dataset", exist_ok=True)
+    tagged = tag_commit(api, repo, tag)
+    if tagged is not None:
+        _same_or_refuse(api, repo, tag, tagged, local)
+        return Published(_commit_url(api, repo, tagged), f"already published: tag {tag} holds exactly these files")
+    head = head_commit(api, repo)
+    if head is not None and not differences(local, remote_files(api, repo, head)):
+        commit, status = head, f"completed: main already held these files (an earlier run); tag {tag} added"
+    else:
+        info = api.upload_folder(
+            repo_id=repo,
+            repo_type="dataset",
+            folder_path=staging,
+            allow_patterns=list(PUBLISHED),
+            delete_patterns=REPLACED,
+            commit_message=f"GroundBench {version}",
+            commit_description=f"Built from git commit {publish_plan.commit}.",
+        )
+        commit, status = info.oid, "published"
+    from huggingface_hub.errors import HfHubHTTPError
+
+    try:
         api.create_tag(
-            publish_plan.repo_id,
-            tag=publish_plan.tag,
+            repo,
+            tag=tag,
+            revision=commit,  # the commit just checked or made, not whatever main is by now
             repo_type="dataset",
             tag_message=f"GroundBench {version} (git commit {publish_plan.commit})",
         )
-    except OfflineModeIsEnabled as exc:
-        raise GroundBenchError("HF_HUB_OFFLINE", "environment", "unset HF_HUB_OFFLINE to publish") from exc
-    return str(info)
+    except HfHubHTTPError as exc:
+        tagged = tag_commit(api, repo, tag) if exc.response is not None and exc.response.status_code == 409 else None
+        if tagged is None:
+            raise
+        _same_or_refuse(api, repo, tag, tagged, local)  # made by an earlier run whose reply was lost
+    return Published(_commit_url(api, repo, commit), status)
+
+
+def _same_or_refuse(api: Any, repo: str, tag: str, commit: str, local: dict[str, tuple[int, str, str]]) -> None:
+    different = differences(local, remote_files(api, repo, commit))
+    if different:
+        raise GroundBenchError(
+            repo,
+            f"tag {tag}",
+            f"already exists (commit {commit[:12]}) and holds other content: {len(different)} files differ, "
+            f"first {different[0]}; a published version is never replaced: bump the version "
+            "(groundbench version bump) or pass --revision NEW_TAG",
+        )
+
+
+def _commit_url(api: Any, repo: str, commit: str) -> str:
+    return f"{api.endpoint}/datasets/{repo}/commit/{commit}"

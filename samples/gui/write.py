@@ -183,7 +183,7 @@ def generate(out: Path, params: GuiSampleParams, progress: bool = True) -> dict[
                 total=len(indices),
                 desc=f"generate {suite}",
                 unit="example",
-                disable=not progress,
+                disable=None if progress else True,
             ):
                 for name, row, data in files:
                     (folder / name).write_bytes(data)

@@ -78,7 +78,7 @@ def _write_config(
             stems[key] = summarize(record).stem
         return stems[key]
 
-    rows = tqdm(config.rows(), desc=f"report {config.name}", unit="row", disable=not progress)
+    rows = tqdm(config.rows(), desc=f"report {config.name}", unit="row", disable=None if progress else True)
     for previous, record, following in with_neighbours(rows):
         summary = summarize(record)
         summaries.append(summary)
