@@ -734,9 +734,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="first remove each damaged DVC cache object and its links and restore them (dvc pull, else dvc repro)",
     )
     where_help = (
-        "keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. box_projection_mismatch), "
-        "excluded, included, reask, or key=value with key in stratum, source, action, class, quality, tag, "
-        "object_category, answer_type (action, class and quality describe the target part)"
+        "keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. no_render) or a flag (e.g. "
+        "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
+        "tag, flag, object_category, answer_type (action, class and quality describe the target part)"
     )
     p = add(
         "preview",

@@ -90,9 +90,12 @@ def test_where_terms_select_rows_by_tag_status_and_target_facets() -> None:
     assert ids("class=slider_button") == ["gapartnet/bulk/45135/link_2", "gapartnet/counterfactual/45135/link_2"]
     assert len(ids("stratum=suite", "answer_type=box")) == 1
     assert facets_of(_by_id("gui/sheets/0000")).answer_type == "point"
+    clamped = {**_by_id("gui/sheets/0000"), "flags": ["box_clamped"]}  # a flag: kept and scored, still selectable
+    for term in ("box_clamped", "flag=box_clamped"):
+        assert [r["example_id"] for r in select(iter([*rows, clamped]), [parse_where(term)])] == ["gui/sheets/0000"]
 
 
-@pytest.mark.parametrize("term", ["nope", "colour=red", "tag=not_a_tag"])
+@pytest.mark.parametrize("term", ["nope", "colour=red", "tag=not_a_tag", "flag=not_a_flag", "tag=box_clamped"])
 def test_unknown_where_terms_are_refused(term: str) -> None:
     from groundbench.core.errors import GroundBenchError
 

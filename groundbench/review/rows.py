@@ -18,7 +18,7 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, iter_batches, shard_files
 from groundbench.schemas.rows import target_part
-from groundbench.schemas.vocab import EXCLUSION_TAGS
+from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 
 SHARDS = Path("data/shards")
 MISSING = "(none)"  # facet value of an absent field, shown as such in filters
@@ -31,6 +31,7 @@ WHERE_KEYS: dict[str, str] = {
     "class": "part_class",
     "quality": "box_quality",
     "tag": "tags",
+    "flag": "flags",
     "object_category": "object_category",
     "answer_type": "answer_type",
 }
@@ -81,6 +82,7 @@ class Facets:
     part_class: str
     box_quality: str
     tags: tuple[str, ...]
+    flags: tuple[str, ...]  # informational: kept and scored (schemas/vocab.py FLAGS)
     excluded: bool
     reask: bool
     object_category: str
@@ -103,6 +105,7 @@ def facets_of(record: dict[str, Any]) -> Facets:
         part_class=_text(target.get("category")),
         box_quality=_text(target.get("box_quality")),
         tags=tuple(sorted(record.get("exclusion_tags") or [])),
+        flags=tuple(sorted(record.get("flags") or [])),
         excluded=bool(record.get("excluded")),
         reask=record.get("original_target_part_id") is not None,
         object_category=_text(record.get("object_category")),
@@ -112,7 +115,8 @@ def facets_of(record: dict[str, Any]) -> Facets:
 
 @dataclass(frozen=True)
 class Where:
-    """One ``--where`` term: a bare word (``excluded``, ``included``, ``reask``, or an exclusion tag) or key=value."""
+    """One ``--where`` term: a bare word (``excluded``, ``included``, ``reask``, an exclusion tag or a flag) or
+    key=value."""
 
     key: str
     value: str
@@ -139,15 +143,19 @@ def parse_where(term: str) -> Where:
             raise GroundBenchError("--where", key, f"unknown key; expected one of {sorted(WHERE_KEYS)}")
         if key == "tag" and value not in EXCLUSION_TAGS:
             raise GroundBenchError("--where", "tag", f"unknown exclusion tag {value!r}; expected {EXCLUSION_TAGS}")
+        if key == "flag" and value not in FLAGS:
+            raise GroundBenchError("--where", "flag", f"unknown flag {value!r}; expected {FLAGS}")
         return Where(key, value)
     if term in WHERE_WORDS:
         return Where(term, "")
     if term in EXCLUSION_TAGS:
         return Where("tag", term)
+    if term in FLAGS:
+        return Where("flag", term)
     raise GroundBenchError(
         "--where",
         term,
-        f"expected an exclusion tag {EXCLUSION_TAGS}, one of {WHERE_WORDS}, "
+        f"expected an exclusion tag {EXCLUSION_TAGS}, a flag {FLAGS}, one of {WHERE_WORDS}, "
         f"or key=value with key in {sorted(WHERE_KEYS)}",
     )
 
