@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ConfigManifest, read_config_manifest, read_sha256sums, row_digests, sha256_file
-from groundbench.core.parallel import chunks, worker_count
+from groundbench.core.parallel import chunks, leave_signals_to_parent, signals_held, worker_count
 from groundbench.core.published import (
     CARD,
     CARD_KEY,
@@ -200,8 +200,13 @@ def _run(func: Callable[[T], R], jobs: list[T], count: int) -> Iterator[R]:
         return
     # spawn, not fork: the parent may hold Arrow thread pools that fork would copy mid-state.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(count, len(jobs)), mp_context=context) as pool:
-        yield from pool.map(func, jobs)  # in job order: deterministic report
+    # Workers leave Ctrl-C and SIGTERM to this process (which stops with one line) instead of printing stacks.
+    with ProcessPoolExecutor(
+        max_workers=min(count, len(jobs)), mp_context=context, initializer=leave_signals_to_parent
+    ) as pool:
+        with signals_held():  # map submits every job now, starting the workers: none may meet a signal half-way
+            results = pool.map(func, jobs)
+        yield from results  # in job order: deterministic report
 
 
 def repair_hints(root: Path, report: VerifyReport) -> list[str]:
