@@ -69,17 +69,23 @@ def _damage(root: Path, name: str) -> tuple[Path, list[Path]]:
     return obj, linked
 
 
-def _assert_reported(root: Path, obj: Path) -> None:
+DAMAGED = "a damaged DVC cache object"
+STALE = "a stale datasets cache"
+
+
+def _assert_reported(root: Path, obj: Path) -> str:
+    """verify's one stderr line for a damaged cache object (it also prints the repair command)."""
     result = _groundbench(root, "verify")
     assert result.returncode == 1 and "Traceback" not in result.stdout + result.stderr
     assert result.stderr.strip().count("\n") == 0 and result.stderr.startswith("verify FAILED")
     repair = [line for line in result.stdout.splitlines() if line.startswith("REPAIR ")]
     assert len(repair) == 1, result.stdout
     assert str(obj.relative_to(root)) in repair[0] and "`groundbench verify --repair`" in repair[0]
+    return result.stderr.strip()
 
 
 @pytest.mark.slow  # end to end: a relinked `dvc repro` build, then a `dvc repro` of the damaged stages
-def test_a_damaged_cache_object_is_reported_and_rebuilt_byte_identical(repo: Path) -> None:
+def test_a_damaged_cache_object_is_reported_and_rebuilt_byte_identical(repo: Path, fault_case) -> None:
     expected, lock = digests(repo, TRACKED_OUTPUTS), (repo / "dvc.lock").read_bytes()
     obj, linked = _damage(repo, "data/shards/bulk_umd/test-00000-of-00001.arrow")
     assert {p.relative_to(repo).as_posix() for p in linked} == {
@@ -90,7 +96,7 @@ def test_a_damaged_cache_object_is_reported_and_rebuilt_byte_identical(repo: Pat
     run_ok(repo, "dvc", "checkout", "--force")
     assert "up to date" in run_ok(repo, "dvc", "status")
     assert digests(repo, TRACKED_OUTPUTS) != expected
-    _assert_reported(repo, obj)
+    shown = _assert_reported(repo, obj)
     repaired = _groundbench(repo, "verify", "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     assert "rebuilt with dvc repro bake@bulk_umd convert_umd" in repaired.stderr
@@ -98,10 +104,13 @@ def test_a_damaged_cache_object_is_reported_and_rebuilt_byte_identical(repo: Pat
     assert digests(repo, TRACKED_OUTPUTS) == expected and (repo / "dvc.lock").read_bytes() == lock
     assert all(os.stat(path).st_ino == os.stat(obj).st_ino for path in linked)  # one copy again
     assert "up to date" in run_ok(repo, "dvc", "status")
+    case = "one bit flipped in a hard-linked cache object (a shard), kept by dvc checkout --force; no remote"
+    rerun = "verify --repair: dvc repro of the owning stages, byte-identical outputs, dvc.lock unchanged"
+    fault_case.record(DAMAGED, case, exit=1, shown=shown, rerun=rerun)
 
 
 @pytest.mark.slow  # end to end: push to a local remote, damage, pull back
-def test_a_damaged_cache_object_is_pulled_back_from_the_remote(repo: Path, tmp_path: Path) -> None:
+def test_a_damaged_cache_object_is_pulled_back_from_the_remote(repo: Path, tmp_path: Path, fault_case) -> None:
     run_ok(repo, "dvc", "remote", "add", "-d", "local", str(tmp_path / "remote"))
     run_ok(repo, "dvc", "push", "--quiet")
     expected = digests(repo, TRACKED_OUTPUTS)
@@ -109,12 +118,16 @@ def test_a_damaged_cache_object_is_pulled_back_from_the_remote(repo: Path, tmp_p
     obj, linked = _damage(repo, published)
     run_ok(repo, "dvc", "pull", "--force")  # DVC finds the object present and keeps its bytes
     assert digests(repo, TRACKED_OUTPUTS) != expected
-    _assert_reported(repo, obj)
+    shown = _assert_reported(repo, obj)
     repaired = _groundbench(repo, "verify", "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
     assert "pulled from the DVC remote: data/groundbench" in repaired.stderr and "verify ok" in repaired.stderr
     assert digests(repo, TRACKED_OUTPUTS) == expected
     assert "up to date" in run_ok(repo, "dvc", "status")
+    case = "one bit flipped in a hard-linked cache object (a Parquet file), kept by dvc pull --force"
+    fault_case.record(
+        DAMAGED, case, exit=1, shown=shown, rerun="verify --repair: pulled from the remote, byte-identical"
+    )
 
 
 # ---------------------------------------------------------------- a stale datasets cache
@@ -124,7 +137,9 @@ def _target_box(row: dict[str, Any]) -> list[float]:
     return next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])["bbox_xyxy"]
 
 
-def test_a_changed_parquet_file_is_refused_never_answered_from_the_warm_cache(project: Path, tmp_path: Path) -> None:
+def test_a_changed_parquet_file_is_refused_never_answered_from_the_warm_cache(
+    project: Path, tmp_path: Path, fault_case
+) -> None:
     build_all(project)
     folder, cache = project / HF_FOLDER, tmp_path / "cache"
     built = digests(project, ("data/groundbench",))
@@ -152,9 +167,14 @@ def test_a_changed_parquet_file_is_refused_never_answered_from_the_warm_cache(pr
     assert run_cli(project, "assemble") == 0
     assert digests(project, ("data/groundbench",)) == built
     assert _target_box(load_config(CONFIG, folder, cache_dir=cache)[0]) == box
+    case = "a Parquet file's box changed in place (same card, rows and size), caches warm"
+    rerun = "groundbench assemble: byte-identical folder, the rows load again"
+    fault_case.record(STALE, case, exit=2, shown=f"error: {message}", rerun=rerun)
 
 
-def test_a_rebuilt_folder_with_another_box_is_loaded_fresh_from_a_warm_cache(project: Path, tmp_path: Path) -> None:
+def test_a_rebuilt_folder_with_another_box_is_loaded_fresh_from_a_warm_cache(
+    project: Path, tmp_path: Path, fault_case
+) -> None:
     build_all(project)
     folder, cache = project / HF_FOLDER, tmp_path / "cache"
     box = _target_box(load_config(CONFIG, folder, cache_dir=cache)[0])  # the cache is warm from here on
@@ -166,3 +186,5 @@ def test_a_rebuilt_folder_with_another_box_is_loaded_fresh_from_a_warm_cache(pro
     assert fresh[0]["example_id"] == example_id and _target_box(fresh[0]) == [box[0] - 1.0, *box[1:]]
     shutil.rmtree(cache)
     assert _target_box(load_config(CONFIG, folder, cache_dir=cache)[0]) == _target_box(fresh[0])
+    case = "a folder rebuilt with one box moved, loaded again with a warm cache"
+    fault_case.record(STALE, case, exit=0, shown="(none: the new rows load)", rerun="a cold cache loads the same rows")
