@@ -16,7 +16,7 @@ from typing import Any
 from groundbench.fetch.hub import file_digests
 
 # The published part of the repo (other files, e.g. the Hub's own .gitattributes, are not compared).
-TOP_FILES = ("README.md", "croissant.json")
+TOP_FILES = ("README.md", "croissant.json", "eval.yaml")
 FOLDERS = ("data/", "assets/", "audits/")
 
 

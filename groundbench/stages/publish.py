@@ -27,9 +27,18 @@ from groundbench.core.published import data_files, iter_batches
 from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
 from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
-from groundbench.stages.hubrepo import differences, head_commit, local_files, network_errors, remote_files, tag_commit
+from groundbench.stages.hubrepo import (
+    FOLDERS,
+    TOP_FILES,
+    differences,
+    head_commit,
+    local_files,
+    network_errors,
+    remote_files,
+    tag_commit,
+)
 
-PUBLISHED = ("README.md", "croissant.json", "eval.yaml", "data/**", "assets/**", "audits/**")
+PUBLISHED = (*TOP_FILES, *(f"{folder}**" for folder in FOLDERS))
 REPLACED = ["data/**", "assets/**", "audits/**"]  # files of the previous version that must not linger
 
 
@@ -56,8 +65,8 @@ def git_commit(root: Path) -> str:
 
 
 def published_files(folder: Path) -> list[tuple[str, int]]:
-    files = [folder / "README.md", folder / "croissant.json", folder / "eval.yaml"]
-    for sub in ("data", "assets", "audits"):
+    files = [folder / name for name in TOP_FILES]
+    for sub in FOLDERS:
         files += sorted((folder / sub).rglob("*"))
     return [(str(p.relative_to(folder)), p.stat().st_size) for p in files if p.is_file()]
 
