@@ -98,7 +98,7 @@ def _startup_once(repo: Path, cmd: str, mark: Path) -> dict[str, Any]:
         "startup_s": first["first_work_unix"] - started,
         "interpreter_s": first["sitecustomize_unix"] - started,
         "imports_and_dispatch_s": first["first_work_unix"] - first["sitecustomize_unix"],
-        "in_command_process": first["pid"] == process.pid,  # bin/groundbench execs: the same pid
+        "in_worker": first["worker"],  # the first work happened in a multiprocessing worker
         "first_work": f"{first['event']} {os.path.relpath(first['path'], repo)}",
         "modules": first["modules"],
         "project_modules": len(first["project_modules"]),
@@ -121,7 +121,7 @@ def measure_startup(repo: Path, stages: list[dict[str, Any]], repeat: int) -> di
                 "cmd": stage["cmd"],
                 **median,
                 "runs_s": [round(run["startup_s"], 3) for run in runs],
-                **{k: runs[0][k] for k in ("first_work", "in_command_process", "modules", "project_modules")},
+                **{k: runs[0][k] for k in ("first_work", "in_worker", "modules", "project_modules")},
                 "heavy_modules": runs[0]["heavy_modules"],
                 "met": median["startup_s"] <= MAX_STARTUP_S,
             }
@@ -221,7 +221,7 @@ def unfetched_outputs(stages: list[dict[str, Any]], share: dict[str, Any], repo:
                     # one stage can have several outputs: its figures are the stage's, shared by them
                     "stage_outs_hash_cold_s": fig.get("outs_hash_cold_s"),
                     "stage_commit_s": fig.get("commit_s"),
-                    "readers_dep_hash_warm_s": round(
+                    "readers_deps_check_warm_s": round(  # every dep of theirs, code included
                         sum(share.get(r, {}).get("deps_hash_warm_s", 0.0) for r in readers), 3
                     ),
                     "needed": _what_is_needed(output, stage["name"], readers),

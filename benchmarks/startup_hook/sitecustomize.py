@@ -48,19 +48,21 @@ def _install(mark: str) -> None:
         if not isinstance(path, str):
             return
         full = os.path.abspath(path) + os.sep
-        if not full.startswith(watch) or full.startswith(ignore):
+        if full == watch or not full.startswith(watch) or full.startswith(ignore):
             return
         now = time.time()
         state["done"] = True  # the writes below raise audit events too
         modules = [m for m in list(sys.modules.values()) if m is not None]
-        own = sorted(
-            m.__name__ for m in modules if project and str(getattr(m, "__file__", "") or "").startswith(project)
-        )
+        files = [str(getattr(m, "__file__", "") or "") for m in modules]
+        # the project's own modules: under its checkout, not in an environment kept inside it (.venv)
+        own = sorted(f for f in files if project and f.startswith(project) and not f.startswith(sys.prefix))
+        parent = getattr(sys.modules.get("multiprocessing"), "parent_process", lambda: None)()
         heavy = sorted(
             name for name in ("datasets", "pandera", "pandas", "dask", "scipy", "torch") if name in sys.modules
         )
         line = {
             "pid": os.getpid(),
+            "worker": parent is not None,  # a multiprocessing worker of the stage, not its command
             "first_work_unix": now,
             "sitecustomize_unix": _IMPORTED,
             "event": event,
