@@ -10,11 +10,42 @@ measurement in its own child process (CPU seconds, peak RSS and the load of othe
 * the later stages on the converted data: bake per config, store, assemble;
 * ``verify`` (the pipeline's function, every core) against ``sha256sum`` on the same files;
 * ``load_dataset`` cold and warm against reading the same shards with pyarrow;
-* ``dvc repro`` with nothing changed, in a temporary git copy of the project after one full repro.
+* per source, ``dvc repro`` of its stages end to end against the floor + write, and DVC's share of it;
+* the fixed costs (``fixed_costs.py``), in a temporary git copy of the project after one full
+  ``dvc repro`` of the embedded sample (``--dvc-sample tiny`` shrinks it for a smoke run):
 
-Prints one table and writes ``benchmarks/results/run.json``. Missed targets are reported, not turned
-into an exit status. Run: ``.venv/bin/python benchmarks/run.py`` (full scale, 10-25 minutes) or
-``--scale 0.05`` (a smoke run).
+  - ``dvc repro`` with nothing changed (median of 3; target <= 2 s);
+  - start-up of every stage instance in ``dvc.yaml`` (``foreach`` ones included, as DVC's index lists
+    them), started as DVC starts it: ``sh -c '<cmd>'`` (``bin/groundbench ...``) in the project folder.
+    Measured from just before the spawn to the stage's *first work*: its first file access (open,
+    mkdir, rename, link) under ``data/``, data/.locks excepted; folder listings do not count. An audit
+    hook (``startup_hook/sitecustomize.py``, put on ``PYTHONPATH``) records that moment and ends the
+    process before the access, so nothing changes. It finds first work by what the stage touches, not
+    by a function name, so it holds for a CLI module that imports every stage and for a thin entry
+    module that imports one stage's module after dispatch. Reported split into interpreter start
+    (spawn to ``sitecustomize``) and imports + dispatch, with how many modules (project ones apart) were
+    loaded by then and whether ``datasets``/``pandera``/``pandas``/``dask``/``scipy``/``torch`` were;
+    median of ``--startup-repeat`` starts; target <= 0.5 s each;
+  - DVC's share per stage: what ``dvc repro`` does after a stage's command returns, redone alone in a
+    fresh process with DVC's own calls (``dvc_share.py``): ``Stage.save_deps`` and ``Stage.save_outs``
+    with an empty hash state (every output byte hashed, as after a real run), ``Stage.commit`` into an
+    empty cache (the project's link types), then both hashes with the state warm (what a no-op repro
+    pays). Against ``md5sum`` of the same output files, both on a warm page cache. The same is done on
+    each source's end-to-end copy, where the outputs have the benchmark's scale;
+  - the DVC outputs no user fetches: outputs another stage reads that ``groundbench pull`` does not
+    fetch (the sample trees, the interim folders), with their size, hashing and commit time, and what
+    would stop DVC hashing them (reported only; ``dvc.yaml`` is not changed here).
+
+``verify``'s memory is reported as the sampled peak of its process tree's RSS (memory-mapped shard and
+image pages included) and of its anonymous memory (``Pss_Anon`` from ``/proc/<pid>/smaps_rollup``
+summed over the tree: pages forked workers share count once; ``RssAnon`` and the largest ``VmHWM`` are
+kept too); the target (<= 1.5 GB) judges the anonymous figure.
+
+Prints the tables (the fixed costs as Markdown, lines <= 120 characters) and writes
+``benchmarks/results/run.json``. Missed targets are reported, not turned into an exit status. Run:
+``.venv/bin/python benchmarks/run.py`` (full scale) or ``--scale 0.001 --gapartnet-size 160x120
+--dvc-sample tiny --startup-repeat 1`` (the smoke run tests/test_benchmark.py makes, ~15 minutes on a
+shared 2-core machine).
 """
 
 from __future__ import annotations
