@@ -12,7 +12,7 @@ import pytest
 import yaml
 from dvc.repo import Repo
 
-from groundbench.stages.dvcdeps import (
+from groundbench.tools.dvcdeps import (
     Closure,
     check,
     command_entry,

@@ -9,7 +9,7 @@ import ast
 import copy
 from pathlib import Path
 
-from groundbench.stages.dvcdeps import Closure, imported_names, load_layout
+from groundbench.tools.dvcdeps import Closure, imported_names, load_layout
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = (

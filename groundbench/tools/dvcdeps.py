@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 PACKAGE = "groundbench"
 CLI_MODULE = "groundbench.cli"
