@@ -389,9 +389,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_dvc_deps(args: argparse.Namespace) -> int:
-    from groundbench.tools.dvcdeps import check, write
+    from groundbench.tools.dvcdeps import check, matrix, write
 
     root = _root(args)
+    if args.matrix:
+        lines, summary = matrix(root)
+        for line in lines:
+            print(line)  # plain: one module per line, for grep
+        console.print(summary)
+        return 0
     if args.write:
         changed = write(root)
         console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
@@ -754,6 +760,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="compare only (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the code deps of dvc.yaml")
+    mode.add_argument(
+        "--matrix", action="store_true", help="print each module file -> the stages editing it re-runs, and a summary"
+    )
     p = add(
         "render",
         cmd_render,
