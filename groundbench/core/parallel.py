@@ -18,12 +18,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from groundbench.core.windows import apply_chunk, chunk_size, windowed, worker_count
+from groundbench.core.windows import apply_chunk, chunk_size, chunks, windowed, worker_count
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["DaskCluster", "ordered_map", "signals_held", "worker_count"]  # worker_count: callers size pools
+# chunks and worker_count: the converters batch items and size their pools with them, as before the split.
+__all__ = ["DaskCluster", "chunks", "leave_signals_to_parent", "ordered_map", "signals_held", "worker_count"]
 
 
 @dataclass(frozen=True)
