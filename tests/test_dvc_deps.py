@@ -15,7 +15,6 @@ import yaml
 from dvc.repo import Repo
 
 from groundbench.errors import GroundBenchError
-
 from groundbench.tools.dvcdeps import (
     Closure,
     check,
@@ -193,7 +192,8 @@ def test_the_matrix_counts_every_module_file() -> None:
 
 def test_type_checking_imports_never_run_and_are_not_counted() -> None:
     tree = ast.parse(
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import groundbench.a\nelse:\n    import groundbench.b\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import groundbench.a\nelse:\n    import groundbench.b\n"
     )
     assert imported_names(tree, "groundbench.x", False) == {"typing", "typing.TYPE_CHECKING", "groundbench.b"}
 

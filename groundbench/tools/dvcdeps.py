@@ -10,8 +10,10 @@ The package data those modules ship (templates, CSS, YAML, declared in ``pyproje
 A stage command runs ``groundbench/entry.py``, which imports only that stage's module (``entry.STAGES``).
 Code a stage loads by a "module:function" string (a converter, a sample writer: ``core/plugins.py``) is
 followed exactly as the stage declares it for the command's arguments (``plugins(args)`` of the stage
-module), so a convert stage depends on its own source's converter and on no other. ``groundbench dvc-deps --write`` rewrites the code deps of
-``dvc.yaml`` from this; ``--check`` (and the test suite) fails when they differ.
+module), so a convert stage depends on its own source's converter and on no other.
+
+``groundbench dvc-deps --write`` rewrites the code deps of ``dvc.yaml`` from this; ``--check`` (and the test
+suite) fails when they differ; ``--matrix`` prints what editing each module re-runs.
 
 Code deps are every dep under a package folder (``groundbench/``, ``converters/``, ...); every other dep
 (``data/...``, ``requirements.lock``) is hand-written and left alone. A package folder is listed as one dep
