@@ -1,7 +1,7 @@
 """Ordered parallel map with bounded memory: items are processed in windows across workers.
 
 The workers are our own process pool, or a Dask distributed cluster when the caller passes a
-:class:`DaskCluster` (:mod:`groundbench.core.dask_engine`; the pipeline's ``map_engine`` does, from
+:class:`DaskCluster` (:mod:`groundbench.core.dask_engine`; ``stages/engine.py``'s ``map_engine`` does, from
 params.yaml ``engine``). Both yield the same results in the same order, so the bytes written from
 them are identical.
 """
