@@ -31,7 +31,7 @@ env: $(STAMP)
 build: $(STAMP)
 	$(if $(SOURCES),$(BIN)/groundbench sources $(SOURCES))
 	$(BIN)/dvc repro
-	$(BIN)/dvc checkout --relink --quiet   # interim, shard and cache object of a config: one inode (README)
+	$(BIN)/dvc checkout --relink --quiet   # interim, shard and cache object of a config: one inode (docs/pipeline.md)
 	$(BIN)/groundbench summary
 	$(BIN)/groundbench verify
 	$(BIN)/groundbench check-card
@@ -39,14 +39,15 @@ build: $(STAMP)
 fetch: $(STAMP)
 	HF_HUB_OFFLINE=0 $(BIN)/groundbench fetch $(FETCH)
 
-# Every test (the `slow` end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds).
-# Builds shared by many tests are made once per run, whichever worker needs them first (tests/builds.py).
-test: $(STAMP)
+# Lint first (what CI runs is `make test`, so lint is checked there too), then every test (the `slow`
+# end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds). Builds shared by many
+# tests are made once per run, whichever worker needs them first (tests/builds.py).
+test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
-# While developing: everything but the tests marked `slow`.
-test-fast: $(STAMP)
+# While developing: lint, then everything but the tests marked `slow`.
+test-fast: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 reliability: $(STAMP)

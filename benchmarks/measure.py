@@ -79,8 +79,8 @@ def measured(func: Callable[[], dict[str, Any]]) -> Usage:
     )
 
 
-def _process_tree_rss(root_pid: int) -> int:
-    """Resident bytes of ``root_pid`` and all its descendants now (from /proc; 0 once it has gone)."""
+def _process_tree(root_pid: int) -> set[int]:
+    """``root_pid`` and all its descendants now (from /proc)."""
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -95,28 +95,75 @@ def _process_tree_rss(root_pid: int) -> int:
         children = [child for child, parent in parents.items() if parent == pid]
         tree.update(children)
         frontier.extend(children)
+    return tree
+
+
+def _kib_fields(path: str, names: tuple[str, ...]) -> dict[str, int]:
+    """``Name:   123 kB`` lines of a /proc file, in bytes (missing file or field: absent)."""
+    found: dict[str, int] = {}
+    try:
+        text = Path(path).read_text()
+    except OSError:
+        return found
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name in names:
+            found[name] = int(value.split()[0]) * 1024
+    return found
+
+
+@dataclass
+class TreeMemory:
+    """One sample of a process tree's memory (bytes). ``rss`` counts memory-mapped file pages (the shards
+    and images verify reads through mmap); ``rss_anon``/``pss_anon`` only anonymous memory (the heap,
+    numpy and Arrow buffers), which is what the machine must have free; PSS splits the pages forked
+    workers share, so summing it over the tree counts each page once."""
+
+    rss: int = 0
+    rss_anon: int = 0
+    pss_anon: int = 0
+    largest_vm_hwm: int = 0  # the largest single process's own peak RSS (kernel's high-water mark)
+
+    def peak(self, other: TreeMemory) -> TreeMemory:
+        return TreeMemory(*(max(a, b) for a, b in zip(vars(self).values(), vars(other).values(), strict=True)))
+
+
+def _tree_memory(root_pid: int) -> TreeMemory:
     page = os.sysconf("SC_PAGE_SIZE")
-    total = 0
-    for pid in tree:
+    now = TreeMemory()
+    for pid in _process_tree(root_pid):
         try:
-            total += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
+            now.rss += int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page
         except (OSError, IndexError, ValueError):
             continue
-    return total
+        status = _kib_fields(f"/proc/{pid}/status", ("RssAnon", "VmHWM"))
+        now.rss_anon += status.get("RssAnon", 0)
+        now.largest_vm_hwm = max(now.largest_vm_hwm, status.get("VmHWM", 0))
+        now.pss_anon += _kib_fields(f"/proc/{pid}/smaps_rollup", ("Pss_Anon",)).get("Pss_Anon", 0)
+    return now
+
+
+def _process_tree_rss(root_pid: int) -> int:
+    """Resident bytes of ``root_pid`` and all its descendants now (0 once it has gone)."""
+    return _tree_memory(root_pid).rss
 
 
 class TreeRssSampler:
-    """Polls the summed RSS of a process tree in a thread: the peak that was resident at one moment."""
+    """Polls the summed memory of a process tree in a thread: the peaks that were resident at one moment."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        self.peak = 0
+        self.memory = TreeMemory()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
+    @property
+    def peak(self) -> int:
+        return self.memory.rss
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, _process_tree_rss(self.pid))
+            self.memory = self.memory.peak(_tree_memory(self.pid))
             self._stop.wait(RSS_POLL_SECONDS)
 
     def __enter__(self) -> TreeRssSampler:
@@ -139,6 +186,12 @@ def _child_entry(connection: Any, func: Callable[..., Usage], args: tuple[Any, .
 
 def run_in_child(func: Callable[..., Usage], *args: Any) -> tuple[Usage, int]:
     """``func(*args)`` in a fresh child process, so its RSS and CPU are its own; also the sampled tree peak."""
+    usage, memory = run_in_child_memory(func, *args)
+    return usage, memory.rss
+
+
+def run_in_child_memory(func: Callable[..., Usage], *args: Any) -> tuple[Usage, TreeMemory]:
+    """``run_in_child``, with every sampled peak of the child's process tree (``TreeMemory``)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))  # read when the server starts (the first child)
     receiver, sender = context.Pipe(duplex=False)
@@ -153,7 +206,7 @@ def run_in_child(func: Callable[..., Usage], *args: Any) -> tuple[Usage, int]:
         process.join()
     if status != "ok":
         raise RuntimeError(f"{func.__name__} failed in the child process:\n{payload}")
-    return payload, sampler.peak
+    return payload, sampler.memory
 
 
 def tree_bytes(folder: Path) -> int:

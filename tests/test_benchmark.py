@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REPO
 
@@ -33,6 +34,9 @@ TARGETS = (
     "umd: dvc repro end to end vs floor + write",
     "gapartnet: dvc repro end to end vs floor + write",
     "gui: dvc repro end to end vs floor + write",
+    "dvc repro, nothing changed",
+    "stage start-up, every stage",
+    "verify peak anonymous memory",
 )
 
 
@@ -40,9 +44,9 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     results = tmp_path / "run.json"
     command = [
         sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "0.001", "--gapartnet-size", "160x120",
-        "--skip", "dvc", "--workdir", str(tmp_path), "--json", str(results),
+        "--dvc-sample", "tiny", "--startup-repeat", "1", "--workdir", str(tmp_path), "--json", str(results),
     ]  # fmt: skip
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "GroundBench pipeline benchmark" in done.stdout and "targets" in done.stdout
     report = json.loads(results.read_text())
@@ -67,6 +71,9 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
         assert section["end_to_end"]["result"]["stages"] >= 5, source
         per_stage = section["end_to_end"]["result"]["stage_wall_s"]  # where the end-to-end time went
         assert {"baselines", "store", "assemble"} <= set(per_stage) and min(per_stage.values()) > 0, source
+        share = section["end_to_end"]["dvc_share"]  # DVC's hashing and committing of the stages just run
+        assert {"baselines", "store", "assemble"} <= set(share), source
+        assert min(fig["outs_hash_cold_s"] for fig in share.values()) > 0, source
         disk = report["disk"][source]
         assert disk["all_data_real"] > 0
         for config, figures in disk.items():
@@ -77,7 +84,46 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     assert bake["identical"] is True and bake["validation_only"]["result"]["rows"] > 0
     assert any(t["target"].startswith("bake ") for t in report["targets"])
 
+    assert_fixed_costs(report, done.stdout)
+
     targets = {t["target"]: t for t in report["targets"]}
     for name in TARGETS:
         assert isinstance(targets[name]["met"], bool) and targets[name]["measured"]
         assert name in done.stdout
+
+
+def dvc_yaml_stages() -> set[str]:
+    """Every stage instance of dvc.yaml, read here without DVC: a foreach stage is one per key."""
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    return {
+        f"{name}@{key}" if "foreach" in body else name
+        for name, body in stages.items()
+        for key in body.get("foreach", [None])
+    }
+
+
+def assert_fixed_costs(report: dict, stdout: str) -> None:
+    """Start-up per stage, DVC's share per stage, the unfetched outputs, verify's anonymous memory."""
+    dvc, expected = report["dvc"], dvc_yaml_stages()
+    assert dvc["noop_median_s"] > 0 and dvc["stage_instances"] == len(expected)
+    assert set(dvc["startup"]) == expected  # every stage, foreach instances included
+    for name, fig in dvc["startup"].items():
+        assert fig["startup_s"] >= fig["imports_and_dispatch_s"] > 0 and fig["interpreter_s"] > 0, name
+        assert fig["first_work"].split()[1].startswith("data/") and fig["project_modules"] > 0, name
+        assert isinstance(fig["met"], bool), name
+    assert set(dvc["share"]) == expected
+    for name, fig in dvc["share"].items():
+        assert fig["files"] > 0 and fig["bytes"] > 0 and fig["md5sum_s"] > 0, name
+        assert fig["outs_hash_cold_s"] > 0 and fig["commit_s"] > 0 and fig["deps_hash_cold_s"] > 0, name
+    unfetched = {item["output"]: item for item in dvc["unfetched_outputs"]}
+    # every converter's interim folder is read only by its bakes: no user fetches it
+    interim = {f"data/interim/{key}" for key in ("umd", "gapartnet", "pointerbench", "screenspot")}
+    assert interim <= set(unfetched)
+    for output, item in unfetched.items():
+        assert item["bytes"] > 0 and item["read_by"] and item["stage_outs_hash_cold_s"] > 0, output
+        assert not output.startswith(("data/shards", "data/manifests", "data/images", "data/groundbench")), output
+    verify = report["verify"]["verify"]
+    assert 0 < verify["peak_anon_bytes"] <= verify["peak_rss_bytes"]
+    tables = [line for line in stdout.splitlines() if line.startswith("|")]
+    assert len(tables) >= 2 * len(expected) and max(map(len, tables)) <= 120
+    assert "Start-up per stage" in stdout and "DVC outputs no user fetches" in stdout

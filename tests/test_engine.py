@@ -138,7 +138,7 @@ def test_the_engines_workers_keep_dynamic_malloc_and_no_profiler(cluster: str) -
         assert set(backend.client.run(_worker_settings).values()) == {(None, "1", False)}
     finally:
         backend.close()
-    # Workers started by hand read the same file through DASK_CONFIG (README "Scaling beyond one machine").
+    # Workers started by hand read the same file through DASK_CONFIG (docs/scaling.md).
     code = (
         "import dask.config; from distributed.nanny import _get_env_variables; "
         "print(sorted(_get_env_variables('distributed.nanny.pre-spawn-environ')), "

@@ -70,7 +70,7 @@ NEVER_VISIBLE = "never_visible"
 BELOW_FLOOR = "below_floor"
 HIGHLIGHT_COLOUR = (255, 40, 40)
 # Every bulk row is a new highlighted image, so its encoding dominates the conversion. Measured on
-# 800x800 images (README "Benchmark"): Pillow's PNG encoder tries every row filter on every row, which
+# 800x800 images (docs/benchmark.md): Pillow's PNG encoder tries every row filter on every row, which
 # costs more than the deflate itself at a low level. OpenCV's libpng with the Up filter alone and
 # zlib level 1 encodes a flat render ~3.7x and a photograph ~1.6x faster than Pillow at level 1, at
 # about the same size (+11% / -4%). The bytes are those of the libpng and zlib the pinned

@@ -27,7 +27,7 @@ from groundbench.errors import GroundBenchError
 # variable) becomes an mmap, page faults and an munmap. The statistical profiler samples the running
 # task's stack every 10 ms. Measured on UMD, worker CPU: 10.5 s on Dask's defaults, 7.3 s without the
 # variable, 5.9 s without the profiler as well (our pool: 5.8 s). The settings live in one YAML file,
-# which workers started by hand read through DASK_CONFIG (README "Scaling beyond one machine").
+# which workers started by hand read through DASK_CONFIG (docs/scaling.md).
 WORKER_CONFIG_DIR = Path(__file__).with_name("dask_config")
 
 

@@ -320,7 +320,7 @@ RANGES = {
 def _reason(error: Any) -> str:
     kind, message = error["type"], str(error["msg"])
     if kind == "missing":
-        return "missing required key; see the README for every parameter"
+        return "missing required key; see params.yaml and docs/pipeline.md for every parameter"
     if kind == "extra_forbidden":
         return "unknown key (a misspelt key would otherwise fall back silently)"
     if kind == "value_error":

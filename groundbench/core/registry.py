@@ -2,8 +2,8 @@
 
 Adding a source format: its folder under ``converters/`` (a ``source(ctx)`` factory returning a
 :class:`groundbench.core.runner.Source`; a sample writer if it embeds a sample),
-one :class:`SourceInfo` line in ``SOURCES`` and one :class:`ConfigInfo` line per config it writes (see the
-README, "Adding a source format").
+one :class:`SourceInfo` line in ``SOURCES`` and one :class:`ConfigInfo` line per config it writes (see
+docs/adding-a-source.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Where each real source lives, under which terms, and what the build makes of it.
 
 Locations, sizes, pins and licences were read from each source's dataset card, repository or
-host page (the README's "Real sources" section names them). Nothing here is fetched at import.
+host page (docs/sources.md, "Real sources", names them). Nothing here is fetched at import.
 """
 
 from __future__ import annotations
