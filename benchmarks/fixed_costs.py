@@ -37,7 +37,7 @@ REPO = BENCH.parent
 HOOK = BENCH / "startup_hook"
 MAX_STARTUP_S = 0.5  # issue 28: process start to a stage's first work
 STARTUP_TIMEOUT_S = 120.0
-# What `groundbench pull CONFIG` fetches (groundbench/stages/dvcpull.py) and what no stage reads (the
+# What `groundbench pull CONFIG` fetches (groundbench/tools/dvcpull.py) and what no stage reads (the
 # published folder, the report): the DVC outputs users need as artifacts. Every other output that a
 # stage reads is an intermediate.
 PULLED = ("data/shards", "data/manifests", "data/images", "data/baselines", "data/groundbench")

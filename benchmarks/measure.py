@@ -30,8 +30,8 @@ from groundbench.core.parallel import worker_count
 GB = 1_000_000_000  # decimal, as the issue's "1.5 GB"
 RSS_POLL_SECONDS = 0.1
 # What the fork server imports once: the running script (its children are module-level functions there)
-# and the module that nearly every child imports (the pipeline: bake, datasets, pyarrow, pandera).
-PRELOAD = ("__main__", "groundbench.stages.pipeline")
+# and the module that nearly every child imports (the bake stage: pyarrow, pandera).
+PRELOAD = ("__main__", "groundbench.stages.bake")
 BUSY_MACHINE_CORES = 0.1  # other processes' CPU above this makes a report warn that the machine was shared
 # Variables that change how many threads numpy/OpenCV use in each process, recorded with the results.
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENCV_FOR_THREADS_NUM")

@@ -30,7 +30,7 @@ def child_convert_on_engine(root: str, raw: dict[str, Any], sources: list[str], 
     """``run_convert`` on an engine; ``dask`` on a local cluster started inside the timing."""
     from groundbench.core.dask_engine import DaskBackend
     from groundbench.core.params import Params, validate
-    from groundbench.stages.pipeline import run_convert
+    from groundbench.stages.convert import run_convert
 
     def run() -> dict[str, Any]:
         # One local cluster for all of the source's converters (the four GUI formats), as a user would

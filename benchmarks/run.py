@@ -307,7 +307,7 @@ def child_floor(built: Built, kind: str, write_dir: str | None, factor: float) -
 
 def child_convert(root: str, raw: dict[str, Any], source: str) -> Usage:
     from groundbench.core.params import Params, validate
-    from groundbench.stages.pipeline import run_convert
+    from groundbench.stages.convert import run_convert
 
     params = validate(Params, raw, "params.yaml (benchmark)")
 
@@ -336,26 +336,28 @@ def child_obvious(section_source: str, built: Built, out: str) -> Usage:
 
 def child_stage(root: str, raw: dict[str, Any], stage: str, config: str | None) -> Usage:
     from groundbench.core.params import Params, validate
-    from groundbench.stages import pipeline
+    from groundbench.stages.assemble import run_assemble
+    from groundbench.stages.bake import run_bake
+    from groundbench.stages.store import run_store
 
     params = validate(Params, raw, "params.yaml (benchmark)")
 
     def run() -> dict[str, Any]:
         if stage == "bake":
             assert config is not None
-            result = pipeline.run_bake(Path(root), params, config)
+            result = run_bake(Path(root), params, config)
             return {"rows": result.rows, "images": result.images}
         if stage == "store":
-            images, total = pipeline.run_store(Path(root))
+            images, total = run_store(Path(root))
             return {"images": images, "bytes": total}
-        facts = pipeline.run_assemble(Path(root), params)
+        facts = run_assemble(Path(root), params)
         return {"configs": len(facts.configs)}
 
     return measured(run)
 
 
 def child_verify(data: str, configs: list[str]) -> Usage:
-    from groundbench.stages.verify import verify
+    from groundbench.tools.verify import verify
 
     def run() -> dict[str, Any]:
         report = verify(Path(data), configs)
@@ -390,7 +392,7 @@ def child_load(folder: str, config: str, cache: str) -> Usage:
 
 def child_pyarrow(shards: str) -> Usage:
     def run() -> dict[str, Any]:
-        from groundbench.core.published import iter_batches  # the published Parquet files, memory-mapped
+        from groundbench.loaders.published import iter_batches  # the published Parquet files, memory-mapped
 
         return {"rows": sum(batch.num_rows for batch in iter_batches(Path(shards)))}
 

@@ -1,159 +1,36 @@
-"""``groundbench``: one command line for every pipeline stage and for the users' checks."""
+"""``groundbench``'s user and maintainer commands, and the full ``--help`` (the stages are listed there too).
+
+Imported only for those: ``groundbench/entry.py`` runs a pipeline stage without loading this module."""
 
 from __future__ import annotations
 
 import argparse
-import functools
-import os
+import importlib
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import ModuleType
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
+from groundbench.stages.options import QUIET, add_global_options, console
+from groundbench.stages.options import params as _params
+from groundbench.stages.options import root as _root
 
-if TYPE_CHECKING:
-    from groundbench.core.params import Params
-
-console = Console(stderr=True)
 # Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
 out = Console(width=None if sys.stdout.isatty() else 160)
 
 
-def _root(args: argparse.Namespace) -> Path:
-    return Path(args.root).resolve()
-
-
-def _params(args: argparse.Namespace) -> Params:
-    from groundbench.core.params import load_params
-
-    return load_params(_root(args))
-
-
-def _with_engine(args: argparse.Namespace, params: Params) -> Params:
-    """``params`` with ``--engine``/``--address`` in place of params.yaml ``engine`` (when given)."""
-    if args.engine is None and args.address is None:
-        return params
-    from groundbench.core.params import EngineParams, validate
-
-    engine = params.engine.model_dump()
-    if args.engine is not None:
-        # --engine local drops a configured dask address; --engine dask alone starts a local cluster.
-        engine = {"name": args.engine, "address": None}
-    if args.address is not None:
-        engine["address"] = args.address
-    return params.model_copy(update={"engine": validate(EngineParams, engine, "command line --engine/--address")})
-
-
-def _skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
-    """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
-    from groundbench.samples.unused import MARKER, marker_parts, unused_reason, write_marker
-
-    reason = None if args.force else unused_reason(params, source)
-    if reason is None:
-        return False
-    folder = Path(params.sample.root) / source
-    write_marker(_root(args) / folder, reason, marker_parts(source))
-    console.print(f"sources.{source} reads no embedded sample: wrote only {folder / MARKER} (--force builds it)")
-    return True
-
-
-def cmd_sample(args: argparse.Namespace) -> int:
-    params = _params(args)
-    if _skip_unused_sample(args, params, args.source):
-        return 0
-    from groundbench.stages.pipeline import run_sample
-
-    frames = run_sample(_root(args), _with_engine(args, params), args.source)
-    console.print(f"wrote the embedded {args.source} sample: {frames} frames")
-    return 0
-
-
-def cmd_generate_gui(args: argparse.Namespace) -> int:
-    params = _params(args)
-    if _skip_unused_sample(args, params, "gui"):
-        return 0
-    if args.examples is not None:
-        gui = params.sample.gui.model_copy(update={"examples_per_suite": args.examples})
-        params = params.model_copy(update={"sample": params.sample.model_copy(update={"gui": gui})})
-    from groundbench.stages.pipeline import _sample_gui
-
-    written = _sample_gui(_root(args), params, progress=not args.quiet)
-    console.print(f"wrote the generated GUI suites: {written} screenshots (PointerBench format + ScreenSpot files)")
-    return 0
-
-
-def cmd_convert(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_convert
-
-    counts = run_convert(_root(args), _with_engine(args, _params(args)), args.source, progress=not args.quiet)
-    if not counts:
-        console.print(f"source {args.source} is null in params.yaml: left out of the build")
-    for config, rows in counts.items():
-        console.print(f"{config}: {rows} rows converted")
-    return 0
-
-
-def cmd_derive(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_derive
-
-    draft = None if args.write_pool_draft is None else Path(args.write_pool_draft)
-    summary = run_derive(
-        _root(args), _with_engine(args, _params(args)), args.construction, progress=not args.quiet, pool_draft=draft
-    )
-    if not summary:
-        console.print("source gapartnet is null in params.yaml: left out of the build")
-        return 0
-    pool = summary["pool"]
-    console.print(
-        f"{args.construction}: {summary['rows']} rows, {summary['excluded']} excluded; "
-        f"frozen pool {pool['objects']} objects, {pool['pairs']} pairs"
-    )
-    return 0
-
-
-def cmd_bake(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_bake
-
-    for config in args.configs:
-        result = run_bake(_root(args), _params(args), config)
-        valid = f"{result.rows} rows, {result.excluded} excluded, valid"
-        state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
-        console.print(f"{config}: {state}")
-    return 0
-
-
-def cmd_baselines(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_baselines
-
-    rows = run_baselines(_root(args), _params(args))
-    console.print(f"baselines: {rows} rows (one per config, stratum, condition and baseline)")
-    return 0
-
-
-def cmd_store(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_store
-
-    images, size = run_store(_root(args))
-    console.print(f"image store: {images} images, {size} bytes")
-    return 0
-
-
-def cmd_assemble(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import run_assemble
-
-    facts = run_assemble(_root(args), _params(args))
-    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
-    return 0
-
-
 def cmd_summary(args: argparse.Namespace) -> int:
     from groundbench.cards.render import synthetic_notice
-    from groundbench.stages.pipeline import built_configs, collect_facts, synthetic_configs
+    from groundbench.stages.built import built_configs, synthetic_configs
+    from groundbench.tools.summary import collect_facts
 
     built = set(built_configs(_root(args)))
     notice = synthetic_notice([name for name in synthetic_configs(_params(args)) if name in built])
@@ -174,8 +51,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 def _print_gui_facts(root: Path) -> None:
     from groundbench.core.registry import CONFIGS
+    from groundbench.stages.built import absent_reasons, built_configs
     from groundbench.stages.gui_facts import gui_facts, is_gui
-    from groundbench.stages.pipeline import SHARDS, absent_reasons, built_configs
+    from groundbench.stages.paths import SHARDS
 
     gui = [c.name for c in CONFIGS if is_gui(c.source)]
     built = [name for name in built_configs(root) if name in gui]
@@ -213,7 +91,7 @@ def _print_gui_facts(root: Path) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from groundbench.stages.verify import repair_hints, verify, verify_and_repair
+    from groundbench.tools.verify import repair_hints, verify, verify_and_repair
 
     root = _root(args)
     if args.repair:
@@ -236,7 +114,7 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from groundbench.core.atomic import write_bytes
-    from groundbench.core.published import iter_rows
+    from groundbench.loaders.published import iter_rows
     from groundbench.review.preview import preview_png
     from groundbench.review.rows import file_stem, parse_where, select
 
@@ -266,7 +144,7 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from groundbench.core.atomic import atomic_dir
-    from groundbench.core.published import iter_rows
+    from groundbench.loaders.published import iter_rows
     from groundbench.review.rows import parse_where, select
     from groundbench.review.sheet import SheetLayout, pages
 
@@ -286,31 +164,10 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_report(args: argparse.Namespace) -> int:
-    from groundbench.cards.render import synthetic_notice
-    from groundbench.core.registry import BY_NAME
-    from groundbench.review.report.build import ConfigSource, build_report
-    from groundbench.review.rows import config_folder, iter_rows
-    from groundbench.stages.pipeline import built_configs, synthetic_configs
-
-    root = _root(args)
-    settings = _params(args).report
-    sources = []
-    for name in built_configs(root):
-        folder = config_folder(root, name)
-        info = BY_NAME[name]
-        sources.append(ConfigSource(name, info.stratum, info.source, functools.partial(iter_rows, folder)))
-    out = Path(args.out) if args.out else root / "data" / "report"
-    synthetic = [name for name in synthetic_configs(_params(args)) if name in {s.name for s in sources}]
-    counts = build_report(out, sources, settings, progress=not args.quiet, notice=synthetic_notice(synthetic))
-    console.print(f"audit gallery: {len(counts)} configs, {sum(counts.values())} rows in {out}/index.html")
-    return 0
-
-
 def _data_folder(args: argparse.Namespace) -> Path:
     """``--data``: a published folder (relative to --root when it lies there, else as given) or a Hub repo id;
     its format version is checked before any row is read."""
-    from groundbench.core.published import check_format_version, resolve_folder
+    from groundbench.loaders.published import check_format_version, resolve_folder
 
     folder = resolve_folder(args.data, _root(args))
     check_format_version(folder)
@@ -413,30 +270,13 @@ def cmd_eval_log(args: argparse.Namespace) -> int:
     return 0
 
 
-# Commands that write pipeline outputs: each starts by clearing what a killed run left behind.
-STAGES = ("sample", "generate-gui", "convert", "derive", "bake", "baselines", "store", "assemble", "report")
-
-
-def stage_outputs(args: argparse.Namespace) -> list[str]:
-    """What a stage command writes, as lock names (data/.locks/<name>.lock): one run per output at a time."""
-    if args.command == "sample":
-        return [f"sample-{args.source}"]
-    if args.command == "generate-gui":
-        return ["sample-gui"]
-    if args.command == "convert":
-        return [f"convert-{args.source}"]
-    if args.command == "derive":
-        return [f"derive-{args.construction}"]
-    if args.command == "bake":
-        return [f"bake-{config}" for config in args.configs]
-    return [args.command]
-
-
 def _check_card(root: Path) -> list[str]:
     from groundbench.core.params import load_params
     from groundbench.core.registry import BY_NAME
-    from groundbench.stages.cardcheck import check_folder
-    from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, facts_meta, published_configs
+    from groundbench.stages.assemble import facts_meta
+    from groundbench.stages.built import published_configs
+    from groundbench.stages.paths import HF_FOLDER, MANIFESTS
+    from groundbench.tools.cardcheck import check_folder
 
     configs = [BY_NAME[name] for name in sorted(published_configs(root))]
     return check_folder(root / HF_FOLDER, root / MANIFESTS, configs, facts_meta(root, load_params(root)))
@@ -451,9 +291,10 @@ def cmd_check_card(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import HF_FOLDER, built_configs
-    from groundbench.stages.publish import git_commit, plan, preflight, upload
-    from groundbench.stages.verify import verify
+    from groundbench.stages.built import built_configs
+    from groundbench.stages.paths import HF_FOLDER
+    from groundbench.tools.publish import git_commit, plan, preflight, upload
+    from groundbench.tools.verify import verify
 
     root = _root(args)
     version = _params(args).dataset.version
@@ -465,7 +306,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     if problems:
         console.print(f"publish refused: {len(problems)} problems (fix them, rebuild with `make build`)")
         return 1
-    from groundbench.core.published import CARD_KEY, card_metadata
+    from groundbench.loaders.published import CARD_KEY, card_metadata
 
     synthetic = card_metadata(folder).get("synthetic_configs") or []
     if synthetic and not args.allow_synthetic:
@@ -493,7 +334,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_pull(args: argparse.Namespace) -> int:
     from groundbench.core.registry import BY_NAME
     from groundbench.schemas.baselines_features import BASELINES_CONFIG
-    from groundbench.stages.dvcpull import pull_config
+    from groundbench.tools.dvcpull import pull_config
 
     names = sorted([*BY_NAME, BASELINES_CONFIG])
     if args.config not in names:
@@ -548,9 +389,15 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_dvc_deps(args: argparse.Namespace) -> int:
-    from groundbench.stages.dvcdeps import check, write
+    from groundbench.tools.dvcdeps import check, matrix, write
 
     root = _root(args)
+    if args.matrix:
+        lines, summary = matrix(root)
+        for line in lines:
+            print(line)  # plain: one module per line, for grep
+        console.print(summary)
+        return 0
     if args.write:
         changed = write(root)
         console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
@@ -566,8 +413,9 @@ def cmd_dvc_deps(args: argparse.Namespace) -> int:
 
 
 def cmd_version(args: argparse.Namespace) -> int:
-    from groundbench.stages.pipeline import SHARDS, built_configs
-    from groundbench.stages.version import bump
+    from groundbench.stages.built import built_configs
+    from groundbench.stages.paths import SHARDS
+    from groundbench.tools.version import bump
 
     root = _root(args)
     if args.action == "show":
@@ -601,252 +449,92 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_engine_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--engine",
-        choices=["local", "dask"],
-        help="where the per-item work runs: local (our process pool) or dask (default: params.yaml engine.name)",
-    )
-    p.add_argument(
-        "--address",
-        help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: params.yaml engine.address; none: a local cluster)",
-    )
+DATA = argparse.ArgumentParser(add_help=False)
+DATA.add_argument(
+    "--data",
+    default="data/groundbench",
+    help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
+)
+WHERE = argparse.ArgumentParser(add_help=False)
+WHERE.add_argument(
+    "--where",
+    action="append",
+    default=[],
+    metavar="TERM",
+    help="keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. no_render) or a flag (e.g. "
+    "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
+    "tag, flag, object_category, answer_type (action, class and quality describe the target part)",
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from groundbench.core.registry import SOURCES
+class Commands:
+    """The sub-commands, listed in ``--help`` by group (argparse lists one flat group; its listing is ours)."""
 
-    parser = argparse.ArgumentParser(
-        prog="groundbench",
-        description="Build, check and use the GroundBench dataset. Stages are normally run by `dvc repro`.",
-    )
-    parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
-    parser.add_argument("--root", default=".", help="repository root holding params.yaml and data/ (default: .)")
-    parser.add_argument(
-        "--debug",
-        action="store_true",
-        help="print the stack of a failure (also: GROUNDBENCH_DEBUG=1); default: one line",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    def __init__(self, sub: Any) -> None:
+        self.sub = sub
+        self.groups: list[tuple[str, list[tuple[str, str]]]] = []
 
-    def add(name: str, func: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
-        command = sub.add_parser(name, help=help_text, description=help_text)
+    def group(self, title: str) -> None:
+        self.groups.append((title, []))
+
+    def add_parser(self, name: str, help: str = "", **options: Any) -> argparse.ArgumentParser:  # noqa: A002
+        """``sub.add_parser`` (what groundbench.results.cli calls): listed in the current group."""
+        self.groups[-1][1].append((name, help))
+        parser: argparse.ArgumentParser = self.sub.add_parser(name, **options)
+        return parser
+
+    def add(
+        self, name: str, func: Callable[[argparse.Namespace], int], help_text: str, *parents: argparse.ArgumentParser
+    ) -> argparse.ArgumentParser:
+        command = self.add_parser(name, help=help_text, description=help_text, parents=list(parents))
         command.set_defaults(func=func)
         return command
 
-    p = add(
-        "sample",
-        cmd_sample,
-        "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
-        "points the source at a folder or null: nothing reads the sample then).",
-    )
-    p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
-    p.add_argument(
-        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
-    )
-    _add_engine_options(p)
-    p = add(
-        "generate-gui",
-        cmd_generate_gui,
-        "Generate the deterministic GUI suites (Sheets, Text; every frame in params sample.gui.frames) in "
-        "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/.",
-    )
-    p.add_argument("--examples", type=int, help="examples per suite (default: params sample.gui.examples_per_suite)")
-    p.add_argument(
-        "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p = add("convert", cmd_convert, "Convert one source (as set in params.yaml) into data/interim/<source>/.")
-    p.add_argument(
-        "source",
-        choices=[name for name, info in SOURCES.items() if not info.derived],  # the registry's converters
-        help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    _add_engine_options(p)
-    p = add(
-        "derive",
-        cmd_derive,
-        "Build a re-ask config from the converted GAPartNet rows: counterfactual (every curated row re-asked "
-        "about each non-target part) or contrast (every object mined for parts with different actions; raw "
-        "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size.",
-    )
-    derived = [name for name, info in SOURCES.items() if info.derived]
-    p.add_argument("construction", choices=derived, help="which re-ask config to build")
-    p.add_argument(
-        "--write-pool-draft",
-        metavar="FILE",
-        help="contrast: also write the mined pool to FILE in data/audits/contrast_pool.yaml's format, every reason "
-        "empty (the build refuses empty reasons: review each pair, write what you checked, point contrast.pool at it)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    _add_engine_options(p)
-    p = add("bake", cmd_bake, "Bake per-row baselines into configs, validate them, write shards and manifests.")
-    p.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
-    add(
-        "baselines",
-        cmd_baselines,
-        "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards.",
-    )
-    add("store", cmd_store, "Fill the content-addressed image store data/images/ from the shards.")
-    add(
-        "assemble",
-        cmd_assemble,
-        "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards).",
-    )
-    add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
-    p = add(
-        "render",
-        cmd_render,
-        "Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's "
-        "render format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile.",
-    )
-    p.add_argument("object", help="GAPartNet object folder (annotation URDF, link annotations, meshes)")
-    p.add_argument("--out", required=True, help="renders folder to add the view to")
-    p.add_argument("--qpos", action="append", default=[], metavar="JOINT=VALUE", help="joint position (repeatable)")
-    p.add_argument("--theta", type=float, default=60.0, help="camera polar angle from +z, degrees (default 60)")
-    p.add_argument("--phi", type=float, default=180.0, help="camera azimuth, degrees; fronts face -x (default 180)")
-    p.add_argument("--distance", type=float, default=3.0, help="camera distance from the origin (default 3)")
-    p.add_argument("--width", type=int, default=320, help="image width in pixels (default 320)")
-    p.add_argument("--height", type=int, default=240, help="image height in pixels (default 240)")
-    p.add_argument("--camera-idx", type=int, default=0, help="camera index in the view name (default 0)")
-    p.add_argument("--render-idx", type=int, default=0, help="render index in the view name (default 0)")
-    p.add_argument("--category", help="object category (default: meta.json model_cat)")
-    p.add_argument(
-        "--engine",
-        choices=["raster", "embree", "triangle"],
-        default="raster",
-        help="raster (default: the same bytes on every CPU), embree (its edge pixels vary by CPU), triangle",
-    )
-    p = add(
-        "verify",
-        cmd_verify,
-        "Check every shard, Parquet file, manifest, card and store image against the sha256s recorded at build time "
-        "(docs/integrity.md); exit 1 naming each file and row that differs, with the command that repairs it.",
-    )
-    p.add_argument(
-        "configs", nargs="*", help="configs to check (default: every built config and every config in the card)"
-    )
-    p.add_argument("--rows", action="store_true", help="also read every file row by row against its manifest (slower)")
-    p.add_argument(
-        "--repair",
-        action="store_true",
-        help="first remove each damaged DVC cache object and its links and restore them (dvc pull, else dvc repro)",
-    )
-    where_help = (
-        "keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. no_render) or a flag (e.g. "
-        "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
-        "tag, flag, object_category, answer_type (action, class and quality describe the target part)"
-    )
-    p = add(
-        "preview",
-        cmd_preview,
-        "Draw rows of a built config as PNGs: every candidate part's box and point, labelled, the target in red, "
-        "a re-ask's original target in blue, line style = box quality; a legend lists every part.",
-    )
-    p.add_argument("config", help="a built config, e.g. curated_umd")
-    p.add_argument("example_ids", nargs="*", metavar="EXAMPLE_ID", help="rows to draw (default: every row)")
-    p.add_argument("--out", help="output folder (default: build/preview/CONFIG)")
-    p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
-    p.add_argument("--side", type=int, default=960, help="longest image side in pixels (default: 960)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p = add(
-        "sheet",
-        cmd_sheet,
-        "Contact sheets of a built config: pages of overlaid thumbnails with captions "
-        "(e.g. every row tagged box_projection_mismatch), written to OUT/CONFIG[__TERM...]/page-NNN.png.",
-    )
-    p.add_argument("config", help="a built config, e.g. bulk_umd")
-    p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
-    p.add_argument("--out", help="parent output folder (default: build/sheets)")
-    p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
-    p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
-    p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p = add(
-        "report",
-        cmd_report,
-        "Write the static audit gallery data/report/ (open data/report/index.html): per config, overlaid "
-        "thumbnails with filters and a page per row, plus distribution plots (PNG and SVG).",
-    )
-    p.add_argument("--out", help="output folder (default: data/report)")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    def stage(self, add_stage: Callable[[Any, ModuleType], argparse.ArgumentParser], module: ModuleType) -> None:
+        add_stage(self.sub, module)
+        self.groups[-1][1].append((module.NAME, module.HELP))
 
+    def listing(self) -> str:
+        """Each group's commands with the first sentence of their help, wrapped to the terminal."""
+        width = min(shutil.get_terminal_size().columns, 120)
+        lines: list[str] = []
+        for title, entries in self.groups:
+            lines.append(f"{title}:")
+            for name, text in entries:
+                first = text.split(". ")[0].rstrip(".")
+                lines.extend(textwrap.wrap(first, width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16))
+            lines.append("")
+        return "\n".join(lines).rstrip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command: the users' first, then the pipeline's stages (their own modules), then the maintainers'."""
+    from groundbench.entry import STAGES
+    from groundbench.stages.command import add_stage
+
+    parser = argparse.ArgumentParser(
+        prog="groundbench",
+        description="Use, build and check the GroundBench dataset. The pipeline's stages are normally run by "
+        "`dvc repro` (`make build`).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
+    add_global_options(parser)
+    commands = Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    commands.group("user commands (load, ask, score and look at the data)")
+    add = commands.add
     p = add(
         "requests",
         cmd_requests,
         "Write one JSONL line per row valid under a condition: example_id, condition, prompt, image reference "
         "and template hash, for any model harness. Conditions: the six, counterfactual, part_named_free_form, "
         "gui, and any non-GUI condition + '/text_only' (same prompt, image withheld).",
+        DATA,
     )
     p.add_argument("config", help="a built config, e.g. curated_umd")
     p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
     p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
     p.add_argument("--images", type=Path, help="write each requested image here (<sha256>.png/.jpg); lines point at it")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
-    p = add(
-        "score",
-        cmd_score,
-        "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
-        "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
-    )
-    p.add_argument("predictions", nargs="?", help="predictions JSONL")
-    p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
-    p.add_argument("--csv", type=Path, help="write the metrics as CSV here (with the gate columns)")
-    p.add_argument("--missing", type=Path, help="write the expected rows without a prediction here (JSONL)")
-    p.add_argument("--strict", action="store_true", help="no lenient recovery: only bare JSON objects parse")
-    p.add_argument(
-        "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
-    )
-    p.add_argument(
-        "--allow-gate-mismatch",
-        action="store_true",
-        help="score lines whose dataset_version / manifest_sha256 / template_sha256 differ (banner; recorded)",
-    )
-    p.add_argument("--config", action="append", help="score against these configs only (repeatable)")
-    p.add_argument(
-        "--sanity",
-        metavar="CONFIG",
-        help="run oracle/constant/centre-click/best-constant/coverage/echo emitters on CONFIG; exit 1 on deviation",
-    )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
-    p = add(
-        "compare",
-        cmd_compare,
-        "Paired difference between two predictions files on the same rows (missing = failure), with a seeded "
-        "bootstrap interval resampled by object (screenshot for GUI).",
-    )
-    p.add_argument("a", help="predictions JSONL of model A")
-    p.add_argument("b", help="predictions JSONL of model B")
-    p.add_argument("--json", type=Path, help="write the differences as JSON here")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
-    from groundbench.results.cli import register_plot, register_results, register_table
-
-    register_table(sub)
-    register_plot(sub)
-    register_results(sub)
     p = add(
         "eval",
         cmd_eval,
@@ -854,6 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
         "then write OUT/predictions.jsonl (raw responses, gate fields) and OUT/scores.json (the report of "
         "`groundbench score` on that file); inspect's logs go to OUT/logs. Re-running the same command asks only "
         "rows without an answer in OUT/answers.jsonl.",
+        DATA,
     )
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="built configs, e.g. curated_umd")
     p.add_argument(
@@ -894,12 +583,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["full", "rich", "plain", "log", "none"],
         help="inspect's progress display (default: inspect's own on a terminal, log lines otherwise)",
     )
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
     p = add(
         "eval-log",
         cmd_eval_log,
         "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
         "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only).",
+        DATA,
     )
     p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
     p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
@@ -908,7 +597,131 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the logs answer a deliberate subset (inspect eval --limit): score it as one",
     )
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p = add(
+        "score",
+        cmd_score,
+        "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
+        "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
+        DATA,
+    )
+    p.add_argument("predictions", nargs="?", help="predictions JSONL")
+    p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
+    p.add_argument("--csv", type=Path, help="write the metrics as CSV here (with the gate columns)")
+    p.add_argument("--missing", type=Path, help="write the expected rows without a prediction here (JSONL)")
+    p.add_argument("--strict", action="store_true", help="no lenient recovery: only bare JSON objects parse")
+    p.add_argument(
+        "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
+    )
+    p.add_argument(
+        "--allow-gate-mismatch",
+        action="store_true",
+        help="score lines whose dataset_version / manifest_sha256 / template_sha256 differ (banner; recorded)",
+    )
+    p.add_argument("--config", action="append", help="score against these configs only (repeatable)")
+    p.add_argument(
+        "--sanity",
+        metavar="CONFIG",
+        help="run oracle/constant/centre-click/best-constant/coverage/echo emitters on CONFIG; exit 1 on deviation",
+    )
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p = add(
+        "compare",
+        cmd_compare,
+        "Paired difference between two predictions files on the same rows (missing = failure), with a seeded "
+        "bootstrap interval resampled by object (screenshot for GUI).",
+        DATA,
+    )
+    p.add_argument("a", help="predictions JSONL of model A")
+    p.add_argument("b", help="predictions JSONL of model B")
+    p.add_argument("--json", type=Path, help="write the differences as JSON here")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p = add(
+        "preview",
+        cmd_preview,
+        "Draw rows of a built config as PNGs: every candidate part's box and point, labelled, the target in red, "
+        "a re-ask's original target in blue, line style = box quality; a legend lists every part.",
+        DATA,
+        QUIET,
+        WHERE,
+    )
+    p.add_argument("config", help="a built config, e.g. curated_umd")
+    p.add_argument("example_ids", nargs="*", metavar="EXAMPLE_ID", help="rows to draw (default: every row)")
+    p.add_argument("--out", help="output folder (default: build/preview/CONFIG)")
+    p.add_argument("--side", type=int, default=960, help="longest image side in pixels (default: 960)")
+    p = add(
+        "sheet",
+        cmd_sheet,
+        "Contact sheets of a built config: pages of overlaid thumbnails with captions "
+        "(e.g. every row tagged box_projection_mismatch), written to OUT/CONFIG[__TERM...]/page-NNN.png.",
+        DATA,
+        QUIET,
+        WHERE,
+    )
+    p.add_argument("config", help="a built config, e.g. bulk_umd")
+    p.add_argument("--out", help="parent output folder (default: build/sheets)")
+    p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
+    p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
+    p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
+    from groundbench.results.cli import register_plot, register_results, register_table
+
+    register_table(commands)
+    register_plot(commands)
+    register_results(commands)
+    p = add(
+        "fetch",
+        cmd_fetch,
+        "Download real sources from their official locations into data/sources/<source>/tree (licence and terms "
+        "printed first), check sizes, checksums and layout, write data/sources/<source>/provenance.json and "
+        "`dvc add` the tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro "
+        "(Hugging Face, pinned to a commit), gapartnet (request form: --from your download).",
+        QUIET,
+    )
+    p.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="umd, pointerbench, screenspot, screenspot_v2, screenspot_pro, gapartnet",
+    )
+    p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
+    p.add_argument("--url", help="umd: a mirror of the official archive")
+    p.add_argument("--sha256", help="the archive's expected sha256 (default: the documented or recorded one)")
+    p.add_argument("--revision", help="Hub sources: branch, tag or commit (default: the recorded commit, else main)")
+    p.add_argument("--refresh", action="store_true", help="download again and compare with the recorded bytes")
+    p.add_argument("--update", action="store_true", help="accept new upstream bytes or a new revision")
+    p = add(
+        "sources",
+        cmd_sources,
+        "Point params.yaml's sources: at the fetched trees (real; sources not fetched become null and their "
+        "configs are absent, with the reason) or back at the embedded samples (sample).",
+    )
+    p.add_argument("mode", choices=["real", "sample"], help="which sources the next build reads")
+    p = add(
+        "verify",
+        cmd_verify,
+        "Check every shard, Parquet file, manifest, card and store image against the sha256s recorded at build time "
+        "(docs/integrity.md); exit 1 naming each file and row that differs, with the command that repairs it.",
+    )
+    p.add_argument(
+        "configs", nargs="*", help="configs to check (default: every built config and every config in the card)"
+    )
+    p.add_argument("--rows", action="store_true", help="also read every file row by row against its manifest (slower)")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="first remove each damaged DVC cache object and its links and restore them (dvc pull, else dvc repro)",
+    )
+    add("summary", cmd_summary, "Print rows, excluded rows, images and bytes per config.")
+    p = add(
+        "pull",
+        cmd_pull,
+        "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
+        "manifest lists from the shared store.",
+    )
+    p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
+    p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
+    commands.group("maintainer tools (build, check and publish a release)")
     add(
         "check-card",
         cmd_check_card,
@@ -931,42 +744,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="publish a build made from the embedded samples anyway (refused by default; its card says synthetic)",
     )
     p = add(
-        "pull",
-        cmd_pull,
-        "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
-        "manifest lists from the shared store.",
-    )
-    p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
-    p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
-    p = add(
-        "fetch",
-        cmd_fetch,
-        "Download real sources from their official locations into data/sources/<source>/tree (licence and terms "
-        "printed first), check sizes, checksums and layout, write data/sources/<source>/provenance.json and "
-        "`dvc add` the tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro "
-        "(Hugging Face, pinned to a commit), gapartnet (request form: --from your download).",
-    )
-    p.add_argument(
-        "sources",
-        nargs="+",
-        metavar="SOURCE",
-        help="umd, pointerbench, screenspot, screenspot_v2, screenspot_pro, gapartnet",
-    )
-    p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
-    p.add_argument("--url", help="umd: a mirror of the official archive")
-    p.add_argument("--sha256", help="the archive's expected sha256 (default: the documented or recorded one)")
-    p.add_argument("--revision", help="Hub sources: branch, tag or commit (default: the recorded commit, else main)")
-    p.add_argument("--refresh", action="store_true", help="download again and compare with the recorded bytes")
-    p.add_argument("--update", action="store_true", help="accept new upstream bytes or a new revision")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
-    p = add(
-        "sources",
-        cmd_sources,
-        "Point params.yaml's sources: at the fetched trees (real; sources not fetched become null and their "
-        "configs are absent, with the reason) or back at the embedded samples (sample).",
-    )
-    p.add_argument("mode", choices=["real", "sample"], help="which sources the next build reads")
-    p = add(
         "version",
         cmd_version,
         "Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry "
@@ -983,42 +760,56 @@ def build_parser() -> argparse.ArgumentParser:
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="compare only (the default)")
     mode.add_argument("--write", action="store_true", help="rewrite the code deps of dvc.yaml")
+    mode.add_argument(
+        "--matrix", action="store_true", help="print each module file -> the stages editing it re-runs, and a summary"
+    )
+    p = add(
+        "render",
+        cmd_render,
+        "Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's "
+        "render format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile.",
+    )
+    p.add_argument("object", help="GAPartNet object folder (annotation URDF, link annotations, meshes)")
+    p.add_argument("--out", required=True, help="renders folder to add the view to")
+    p.add_argument("--qpos", action="append", default=[], metavar="JOINT=VALUE", help="joint position (repeatable)")
+    p.add_argument("--theta", type=float, default=60.0, help="camera polar angle from +z, degrees (default 60)")
+    p.add_argument("--phi", type=float, default=180.0, help="camera azimuth, degrees; fronts face -x (default 180)")
+    p.add_argument("--distance", type=float, default=3.0, help="camera distance from the origin (default 3)")
+    p.add_argument("--width", type=int, default=320, help="image width in pixels (default 320)")
+    p.add_argument("--height", type=int, default=240, help="image height in pixels (default 240)")
+    p.add_argument("--camera-idx", type=int, default=0, help="camera index in the view name (default 0)")
+    p.add_argument("--render-idx", type=int, default=0, help="render index in the view name (default 0)")
+    p.add_argument("--category", help="object category (default: meta.json model_cat)")
+    p.add_argument(
+        "--engine",
+        choices=["raster", "embree", "triangle"],
+        default="raster",
+        help="raster (default: the same bytes on every CPU), embree (its edge pixels vary by CPU), triangle",
+    )
+    commands.group("pipeline stages (dvc.yaml runs each in its own process: bin/groundbench STAGE)")
+    for module in STAGES.values():
+        commands.stage(add_stage, importlib.import_module(module))
+    parser.epilog = commands.listing()
     return parser
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.command not in STAGES:
-        return int(args.func(args))
-    from groundbench.core.locks import output_locks
-    from groundbench.core.params import PARAMS_FILE
-    from groundbench.stages.pipeline import clear_leftovers
+def run_user(argv: Sequence[str]) -> int:
+    """A user or maintainer command (``groundbench/entry.py`` sends the stages elsewhere)."""
+    from groundbench.entry import guarded
 
-    if (_root(args) / PARAMS_FILE).is_file():
-        _params(args)  # a bad knob stops the stage before anything (its lock included) is written
-    # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
-    with output_locks(_root(args), stage_outputs(args)):
-        clear_leftovers(_root(args))
-        return int(args.func(args))
+    args = build_parser().parse_args(argv)
+    if getattr(args, "stage", None) is not None:  # only reached when called here directly
+        from groundbench.stages.command import run_stage
+
+        return guarded(lambda: run_stage(args.stage, args), args.debug)
+    return guarded(lambda: int(args.func(args)), args.debug)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; every failure ends in one ``error:`` line and an exit status (core/failures.py)."""
-    from groundbench.core.failures import debug_requested, one_line, safe_streams, sigterm_unwinds
+    """``groundbench``: every command, the stages included (the console script is ``groundbench.entry:main``)."""
+    from groundbench.entry import main as entry
 
-    safe_streams()
-    args = build_parser().parse_args(argv)
-    if not sys.stderr.isatty():  # progress bars of the libraries we call: on a terminal only, never in a log
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
-    try:
-        with sigterm_unwinds():
-            return _run(args)
-    except BaseException as exc:  # noqa: BLE001 (each kind becomes its one line; SystemExit passes)
-        if isinstance(exc, SystemExit) or debug_requested(args.debug):
-            raise
-        line, status = one_line(exc)
-        console.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)
-        return status
+    return entry(argv)
 
 
 if __name__ == "__main__":

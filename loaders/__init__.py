@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from datasets import Dataset, load_dataset
+from groundbench.loaders.published import SPLIT, check_format_version, config_dir, content_key, resolve_folder
 
-from groundbench.core.published import SPLIT, check_format_version, config_dir, content_key, resolve_folder
+if TYPE_CHECKING:
+    from datasets import Dataset
 
 
 def load_config(config: str, folder: str | Path | None = None, cache_dir: str | Path | None = None) -> Dataset:
@@ -22,6 +24,8 @@ def load_config(config: str, folder: str | Path | None = None, cache_dir: str | 
     unchanged card would be answered with the previous rows. The key travels as the builder config's
     ``description``, the one free-text field of a config that enters its cache directory name.
     """
+    from datasets import load_dataset  # here, not above: the pipeline reads published folders without it
+
     path = resolve_folder(folder)
     check_format_version(path)
     config_dir(path, config)  # an unpublished config: one clear error naming the configs there are

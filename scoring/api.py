@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.cards.render import synthetic_notice
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.metrics import keyword_table
 from groundbench.scoring.metrics import score as metric_rows

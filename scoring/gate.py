@@ -23,8 +23,8 @@ from typing import Any
 import yaml
 
 from groundbench import __version__
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import DATA_FILES_KEY
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import DATA_FILES_KEY
 
 CARD_KEY = "groundbench"
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")
@@ -54,7 +54,7 @@ def card_key(
     data_files: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The card's ``groundbench`` YAML value (what :func:`folder_gate` reads back); ``data_files``: each
-    published Parquet file (path relative to the folder) -> its sha256 (``groundbench.core.published``)."""
+    published Parquet file (path relative to the folder) -> its sha256 (``groundbench.loaders.published``)."""
     key: dict[str, Any] = {
         "format_version": format_version,
         "dataset_version": dataset_version,

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
+from groundbench.loaders.records import config_names, read_config
 from groundbench.schemas.request_conditions import (
     BASE_CONDITIONS,
     FREE_FORM,
@@ -57,7 +58,6 @@ from groundbench.scoring.parse import (
     parse_response,
     settle,
 )
-from groundbench.scoring.published import config_names, read_config
 
 # Parsed answer fields a line may carry: the documented schema, plus for GUI rows eval.py's own keys.
 ANSWER_FIELDS = (

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import config_dir, iter_batches
+from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import request
+from groundbench.loaders.published import config_dir, iter_batches
 from groundbench.schemas.request_conditions import is_known, row_allows
 from groundbench.scoring.gate import folder_gate
 

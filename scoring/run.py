@@ -12,13 +12,13 @@ from rich.table import Table
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.records import read_config
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.api import check_resamples, score_file
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
-from groundbench.scoring.published import read_config
 from groundbench.scoring.report import provenance_lines, terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
 

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 REPO = Path(__file__).resolve().parents[1]
 # The test_fuzz_* functions: 7 UMD (one is the image campaign, source "all"), 10 GAPartNet, 5 GUI.

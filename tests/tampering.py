@@ -10,8 +10,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from groundbench.core.published import data_files, rows_per_group, write_config
 from groundbench.core.shards import open_shard, shard_files
+from groundbench.loaders.published import data_files, rows_per_group, write_config
 
 
 def rewrite_parquet(path: Path, change: Callable[[list[dict[str, Any]]], None]) -> None:

@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.shards import ShardWriter, iter_batches, shard_files
+from groundbench.errors import GroundBenchError
 from groundbench.stages.bake import bake_config
 from tests.conftest import digests, run_cli
 

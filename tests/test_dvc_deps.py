@@ -4,7 +4,9 @@ that changes no output byte. Static (AST + DVC's own reading of dvc.yaml): no bu
 
 from __future__ import annotations
 
+import ast
 import functools
+import re
 import shutil
 from pathlib import Path, PurePosixPath
 
@@ -12,14 +14,18 @@ import pytest
 import yaml
 from dvc.repo import Repo
 
-from groundbench.stages.dvcdeps import (
+from groundbench.errors import GroundBenchError
+from groundbench.tools.dvcdeps import (
     Closure,
     check,
     command_entry,
     command_modules,
     compact,
     covered,
+    imported_names,
     load_layout,
+    matrix,
+    stage_code,
     write,
 )
 
@@ -104,11 +110,13 @@ def test_dvc_yaml_code_deps_are_the_generated_ones() -> None:
     assert check(REPO) == []
 
 
-def test_the_command_maps_to_the_cli_function_that_runs_it() -> None:
-    assert command_entry("bin/groundbench sample umd")[0] == "cmd_sample"
-    assert command_entry("groundbench convert screenspot_v2 --quiet")[0] == "cmd_convert"
-    assert command_entry("groundbench bake curated_umd")[0] == "cmd_bake"
-    assert command_entry("groundbench report --quiet")[0] == "cmd_report"
+def test_the_command_maps_to_the_stage_module_that_runs_it() -> None:
+    assert command_entry("bin/groundbench sample umd")[0] == "groundbench.stages.sample"
+    assert command_entry("groundbench convert screenspot_v2 --quiet")[0] == "groundbench.stages.convert"
+    assert command_entry("groundbench bake curated_umd")[0] == "groundbench.stages.bake"
+    assert command_entry("groundbench --root . report --quiet")[0] == "groundbench.stages.report"
+    with pytest.raises(GroundBenchError, match="not a stage command"):
+        command_entry("groundbench verify")
 
 
 def test_only_the_sub_commands_own_lazy_imports_count() -> None:
@@ -117,21 +125,77 @@ def test_only_the_sub_commands_own_lazy_imports_count() -> None:
     closure = Closure(REPO, layout)
     assert "groundbench.review.report.build" in command_modules(closure, "groundbench report --quiet")
     assert "groundbench.review.report.build" not in command_modules(closure, "groundbench store")
+    # No stage loads the user commands' parser (entry.py imports it by name, for other commands only).
+    assert "groundbench.cli" not in command_modules(closure, "groundbench store")
     # Package data (prompt templates, card templates) comes with the package that ships it.
     files = closure.files(command_modules(closure, "groundbench assemble"))
     assert PurePosixPath("cards/body.md") in files
     assert PurePosixPath("loaders/prompts/templates/part_named.txt") in files
 
 
-def test_the_registry_factories_imported_by_name_are_followed() -> None:
-    """The registry names each converter as a "module:function" string that the pipeline imports with
-    importlib; a convert stage runs that code, so its closure must hold it."""
+def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
+    """The registry names each converter and sample writer as a "module:function" string that a stage loads
+    with importlib (core/plugins.py); a stage instance runs its own source's plug-in and no other's."""
     closure = Closure(REPO, load_layout(REPO))
-    modules = command_modules(closure, "groundbench convert umd --quiet")
-    assert "groundbench.converters.umd.convert" in modules
-    assert "groundbench.converters.umd.records" in modules  # and what the factory's module imports
+    umd = command_modules(closure, "groundbench convert umd --quiet")
+    assert "groundbench.converters.umd.convert" in umd
+    assert "groundbench.converters.umd.records" in umd  # and what the plug-in's module imports
+    assert not any(m.startswith(("groundbench.converters.gui", "groundbench.converters.gapartnet")) for m in umd)
+    gui = command_modules(closure, "groundbench convert screenspot --quiet")
+    assert "groundbench.converters.gui.convert" in gui and "groundbench.converters.umd.convert" not in gui
     derived = command_modules(closure, "groundbench derive contrast --quiet")
     assert "groundbench.converters.gapartnet.contrast" in derived
+    assert "groundbench.converters.gapartnet.counterfactual" not in derived
+    sample = command_modules(closure, "groundbench sample umd")
+    assert "groundbench.samples.umd" in sample and "groundbench.samples.gapartnet" not in sample
+
+
+def _invalidated(path: str) -> set[str]:
+    """The dvc.yaml stages (foreach merged) whose generated code deps cover ``path``: what editing it re-runs."""
+    layout = load_layout(REPO)
+    return {s.name for s in stage_code(REPO) if covered(PurePosixPath(path), compact(set(s.needed), layout))}
+
+
+@pytest.mark.parametrize(
+    "path", ["groundbench/cli.py", "scoring/api.py", "scoring/report.py", "groundbench/evaluate/run.py"]
+)
+def test_the_user_side_invalidates_no_stage(path: str) -> None:
+    """The CLI help, the scoring API, its report and the evaluation runner are run by no stage."""
+    assert _invalidated(path) == set()
+
+
+def test_one_sources_converter_invalidates_only_that_sources_stages() -> None:
+    # What follows convert_umd (bake@curated_umd, ...) re-runs through its data dep, not a code dep.
+    assert _invalidated("converters/umd/convert.py") == {"convert_umd"}
+    assert _invalidated("samples/umd.py") == {"sample_umd"}
+    assert _invalidated("converters/gui/convert.py") == {"convert_gui"}
+    assert _invalidated("converters/gapartnet/convert.py") == {"convert_gapartnet"}
+
+
+def test_the_baseline_code_invalidates_only_the_stages_that_bake_baselines() -> None:
+    """scoring/baselines.py runs where baselines are baked: the per-row baselines in each converter's writer
+    (convert and derive: rows leave the writer baked), bake (which recomputes them to check) and the
+    `baselines` config; never the samples, the store, the folder or the gallery."""
+    baking = {"convert_umd", "convert_gui", "convert_gapartnet", "counterfactual_gapartnet", "contrast_gapartnet"}
+    assert _invalidated("scoring/baselines.py") == baking | {"bake", "baselines"}
+
+
+def test_the_matrix_counts_every_module_file() -> None:
+    lines, summary = matrix(REPO)
+    layout = load_layout(REPO)
+    assert len(lines) == len(set(layout.modules.values()))
+    assert "scoring/api.py -> (no stage)" in lines
+    assert "converters/umd/convert.py -> convert_umd" in lines
+    none, every, some = (int(n) for n in re.findall(r"(\d+) (?:invalidate no stage|all \d+ stages|some)", summary))
+    assert none + every + some == len(lines) and none > 0 and some > every
+
+
+def test_type_checking_imports_never_run_and_are_not_counted() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    import groundbench.a\nelse:\n    import groundbench.b\n"
+    )
+    assert imported_names(tree, "groundbench.x", False) == {"typing", "typing.TYPE_CHECKING", "groundbench.b"}
 
 
 def _copy_project(tmp_path: Path) -> Path:
@@ -155,7 +219,7 @@ def test_an_import_added_without_its_dep_fails_and_write_repairs_it(tmp_path: Pa
     store.write_text(store.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
     missing = undeclared_code(root)
     assert "groundbench/evaluate/run.py" in missing["store"]
-    assert "groundbench/evaluate/run.py" in missing["bake@curated_umd"]  # pipeline.py imports store.py
+    assert "bake@curated_umd" not in missing  # each stage runs its own module only
     assert any(line.startswith("store: code deps differ") for line in check(root))
     assert "store" in write(root)
     assert undeclared_code(root) == {} and check(root) == []
@@ -165,15 +229,26 @@ def test_an_import_added_without_its_dep_fails_and_write_repairs_it(tmp_path: Pa
     assert "- groundbench/evaluate" in text
 
 
-def test_compact_lists_leaf_packages_as_folders_and_the_rest_as_files() -> None:
+def test_compact_lists_a_folder_only_when_every_file_in_it_is_needed() -> None:
     layout = load_layout(REPO)
+    prompts = {p for p in layout.modules.values() if p.parent == PurePosixPath("loaders/prompts")}
+    prompts |= set(layout.package_data["groundbench.loaders.prompts"])
     needed = {
         PurePosixPath("groundbench/core/atomic.py"),
         PurePosixPath("groundbench/cli.py"),
-        PurePosixPath("loaders/prompts/templates/gui.txt"),
         PurePosixPath("samples/umd.py"),
+        *prompts,
     }
-    assert compact(needed, layout) == ["groundbench/cli.py", "groundbench/core", "loaders/prompts", "samples/umd.py"]
+    assert compact(needed, layout) == [
+        "groundbench/cli.py",
+        "groundbench/core/atomic.py",
+        "loaders/prompts",
+        "samples/umd.py",
+    ]
+    # One template short of the whole folder: the files one by one.
+    partial = needed - {PurePosixPath("loaders/prompts/templates/gui.txt")}
+    assert "loaders/prompts" not in compact(partial, layout)
+    assert "loaders/prompts/templates/part_named.txt" in compact(partial, layout)
 
 
 def _leaves(tree: object, prefix: str = "") -> set[str]:

@@ -21,8 +21,8 @@ import distributed
 import pytest
 import yaml
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.parallel import DaskCluster, ordered_map
+from groundbench.errors import GroundBenchError
 from tests.builds import once, run_stages
 from tests.conftest import REPO, digests, run_cli
 from tests.test_converters import AUDITS, _small_gui_sample

@@ -29,7 +29,7 @@ from PIL import Image
 from rich.console import Console
 
 from groundbench.cli import main
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.evaluate.run import EvalSettings, mock_reply, run_eval
 from tests.conftest import build_all, run_cli, umd_project
 from tests.openai_stub import OpenAIStub

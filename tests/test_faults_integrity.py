@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 from datasets import load_dataset
 
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import data_files
+from groundbench.errors import GroundBenchError
 from groundbench.loaders import load_config
-from groundbench.stages.dvccache import cache_dir, object_path, tracked_files
-from groundbench.stages.pipeline import HF_FOLDER
+from groundbench.loaders.published import data_files
+from groundbench.stages.paths import HF_FOLDER
+from groundbench.tools.dvccache import cache_dir, object_path, tracked_files
 from tests.builds import copy_tree
 from tests.conftest import build_all, digests, run_cli
 from tests.dvcrepo import TRACKED_OUTPUTS, default_repo, dvc_env, run_ok

@@ -277,9 +277,9 @@ BUG = "a bug (an unexpected exception)"
 # What a bug looks like, made on purpose: the store stage raises an exception no code anticipates.
 FAULTY_STORE = (
     "import sys\n"
-    "import groundbench.stages.pipeline as pipeline\n"
+    "import groundbench.stages.store as store\n"
     "def broken(root): raise ValueError('an unexpected value in the store')\n"
-    "pipeline.run_store = broken\n"
+    "store.run_store = broken\n"
     "from groundbench.cli import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )

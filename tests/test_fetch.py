@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
+from groundbench.errors import GroundBenchError
 from groundbench.fetch.provenance import read_record, tree_digest
 from groundbench.fetch.unpack import extract
-from groundbench.stages.pipeline import run_convert
+from groundbench.stages.convert import run_convert
 from tests.conftest import REPO, digests, run_cli
 from tests.fetch_sources import (
     PB_COMMIT,

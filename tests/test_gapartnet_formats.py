@@ -35,8 +35,8 @@ from groundbench.converters.gapartnet.mechanics import mechanics_of
 from groundbench.converters.gapartnet.safepickle import safe_load
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import load_npz, npz_bytes, parse_bbox_pickle, parse_metafile
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.geometry import mask_box
+from groundbench.errors import GroundBenchError
 from tests.conftest import SHARED, needs
 
 REAL = SHARED / "fixtures" / "real" / "gapartnet"

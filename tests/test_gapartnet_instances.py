@@ -27,9 +27,9 @@ from groundbench.converters.gapartnet.layout import find_objects, find_views
 from groundbench.converters.gapartnet.records import Task, analyse_view
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
+from groundbench.errors import GroundBenchError
 from tests.conftest import REPO, SHARED, needs, shared_or_skip
 
 PARAMS = load_params(REPO)

@@ -45,8 +45,8 @@ from groundbench.converters.gapartnet.views import (
     parse_metafile,
     parse_segmentation,
 )
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
+from groundbench.errors import GroundBenchError
 from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.schemas.vocab import EXCLUSION_TAGS
 from tests.conftest import REPO, SHARED

@@ -20,9 +20,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from groundbench.converters.gui.convert import convert_pointerbench, convert_screenspot
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from tests.conftest import REPO

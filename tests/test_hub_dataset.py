@@ -18,9 +18,9 @@ import yaml
 from datasets import load_dataset
 from huggingface_hub import DatasetCard
 
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import check_version_compatibility, data_files, read_config
+from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import TEMPLATE_VERSION, build_prompt, template_hash
+from groundbench.loaders.published import check_version_compatibility, data_files, read_config
 from groundbench.schemas.features import FORMAT_VERSION
 from tests.conftest import REPO, run_cli
 from tests.test_gui_real import trimmed_pointerbench
@@ -393,7 +393,7 @@ def test_requests_and_score_take_a_hub_repo_id(built_umd: Path, tmp_path: Path) 
 
 
 def test_data_files_are_cut_by_size_in_order_and_byte_identical(built_umd: Path, tmp_path: Path) -> None:
-    from groundbench.core.published import write_config
+    from groundbench.loaders.published import write_config
 
     source = data_files(built_umd / FOLDER / "data/bulk_umd")[0]
     table = pq.read_table(source)

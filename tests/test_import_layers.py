@@ -1,7 +1,8 @@
 """The top-level packages import each other in one direction only: no cycle between them (a cycle means
 neither can be understood, tested or changed without the other). Counted statically over every import
 statement, module-level or inside a function; imports under ``if TYPE_CHECKING:`` never run and are not
-counted. ``groundbench/cli.py`` may import everything (it wires the packages together)."""
+counted. ``groundbench/cli.py`` and ``groundbench/entry.py`` may import everything (they wire the packages
+together)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import ast
 import copy
 from pathlib import Path
 
-from groundbench.stages.dvcdeps import Closure, imported_names, load_layout
+from groundbench.tools.dvcdeps import Closure, imported_names, load_layout
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "core",
     "stages",
+    "tools",
     "review",
     "evaluate",
     "fetch",
@@ -49,7 +51,7 @@ def package_graph(root: Path) -> dict[tuple[str, str], list[str]]:
         if source is None:
             continue
         tree = _DropTypeChecking().visit(copy.deepcopy(closure.tree(module)))
-        names = imported_names(tree, module, path.name == "__init__.py", factories=False)
+        names = imported_names(tree, module, path.name == "__init__.py")
         for target_module in closure._project_modules(names):
             target = _package(target_module)
             if target is not None and target != source:
@@ -88,6 +90,26 @@ def test_the_layers_that_matter_point_down() -> None:
     assert ("scoring", "loaders") in edges and ("loaders", "scoring") not in edges  # requests use prompts
     assert ("core", "schemas") in edges and ("schemas", "core") not in edges  # shards write the schema
     assert ("stages", "review") in edges and ("review", "stages") not in edges  # the card's contact sheets
+    assert ("tools", "stages") in edges and ("stages", "tools") not in edges  # verify/publish read a build
+    assert ("stages", "loaders") in edges and ("loaders", "stages") not in edges  # assemble writes the folder
+
+
+def _imports(module: str) -> set[str]:
+    """The project modules ``module`` imports (anywhere in it, TYPE_CHECKING blocks left out)."""
+    layout = load_layout(REPO)
+    closure = Closure(REPO, layout)
+    tree = _DropTypeChecking().visit(copy.deepcopy(closure.tree(module)))
+    names = imported_names(tree, module, layout.modules[module].name == "__init__.py")
+    return closure._project_modules(names)
+
+
+def test_the_former_module_circles_are_broken() -> None:
+    """cli <-> dvcdeps (dvc-deps read the stages through the CLI's parser) and parallel <-> dask_engine
+    (the Dask engine reused the pool's helpers): each pair now imports in one direction only."""
+    assert "groundbench.tools.dvcdeps" in _imports("groundbench.cli")
+    assert "groundbench.cli" not in _imports("groundbench.tools.dvcdeps")
+    assert "groundbench.core.dask_engine" in _imports("groundbench.core.parallel")
+    assert "groundbench.core.parallel" not in _imports("groundbench.core.dask_engine")
 
 
 def test_a_cycle_is_found() -> None:

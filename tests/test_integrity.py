@@ -18,7 +18,6 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import (
     ROW_COLUMNS,
     read_config_manifest,
@@ -27,12 +26,13 @@ from groundbench.core.manifests import (
     row_digest,
     row_digests,
 )
-from groundbench.core.published import data_files, iter_batches
 from groundbench.core.shards import open_shard, read_table, shard_files
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import data_files, iter_batches
 from groundbench.schemas.features import FEATURES
 from groundbench.scoring.gate import folder_gate
-from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS
-from groundbench.stages.verify import verify
+from groundbench.stages.paths import HF_FOLDER, MANIFESTS, SHARDS
+from groundbench.tools.verify import verify
 from tests.builds import copy_tree
 from tests.conftest import build_all, run_cli
 from tests.tampering import move_interim_box, rewrite_parquet

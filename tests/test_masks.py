@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas import masks
 
 

@@ -15,8 +15,8 @@ import pytest
 from pycocotools import mask as coco
 
 from groundbench import masks
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import published_configs, read_config, row_columns
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import published_configs, read_config, row_columns
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 

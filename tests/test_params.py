@@ -14,8 +14,8 @@ import yaml
 from groundbench.converters.gapartnet.audit import read_audit as read_gapartnet_audit
 from groundbench.converters.gapartnet.pool import read_pool
 from groundbench.converters.umd.audit import read_audit as read_umd_audit
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import PARAMS_FILE, load_params, source_root
+from groundbench.errors import GroundBenchError
 from tests.conftest import REPO, run_cli
 
 AUDITS = REPO / "data" / "audits"

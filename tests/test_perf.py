@@ -18,13 +18,13 @@ from groundbench.converters.umd.convert import convert_frames, convert_item, fin
 from groundbench.converters.umd.regions import labelled_rect, regions_of
 from groundbench.converters.umd.splits import read_splits
 from groundbench.core.embed import image_embedder
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.geometry import interior_point
 from groundbench.core.params import load_params
-from groundbench.core.published import data_files
 from groundbench.core.shards import ShardWriter, read_table, records_to_batch, shard_files
-from groundbench.stages import verify as verify_module
-from groundbench.stages.pipeline import HF_FOLDER, IMAGES, SHARDS
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import data_files
+from groundbench.stages.paths import HF_FOLDER, IMAGES, SHARDS
+from groundbench.tools import verify as verify_module
 from tests.conftest import REPO, build_all
 
 UMD = load_params(REPO).umd

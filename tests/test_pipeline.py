@@ -17,11 +17,11 @@ from datasets import Features, load_dataset
 from datasets.exceptions import DatasetGenerationError
 
 from groundbench.core.manifests import read_manifest
-from groundbench.core.published import data_files
 from groundbench.core.shards import read_table, shard_files
+from groundbench.loaders.published import data_files
 from groundbench.schemas.features import FORMAT_VERSION, format_version_of
 from groundbench.schemas.rules import validate_table
-from groundbench.stages.pipeline import HF_FOLDER, IMAGES, SHARDS
+from groundbench.stages.paths import HF_FOLDER, IMAGES, SHARDS
 from tests.conftest import build_all, digests, run_cli
 
 CONFIGS = ("bulk_umd", "curated_umd")

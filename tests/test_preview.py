@@ -97,7 +97,7 @@ def test_where_terms_select_rows_by_tag_status_and_target_facets() -> None:
 
 @pytest.mark.parametrize("term", ["nope", "colour=red", "tag=not_a_tag", "flag=not_a_flag", "tag=box_clamped"])
 def test_unknown_where_terms_are_refused(term: str) -> None:
-    from groundbench.core.errors import GroundBenchError
+    from groundbench.errors import GroundBenchError
 
     with pytest.raises(GroundBenchError, match="--where"):
         parse_where(term)

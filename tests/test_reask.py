@@ -46,7 +46,7 @@ from groundbench.samples.gapartnet import (
 )
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
-from groundbench.stages.pipeline import INTERIM, SHARDS
+from groundbench.stages.paths import INTERIM, SHARDS
 from tests.builds import copy_tree
 from tests.conftest import REPO, run_cli
 
@@ -477,7 +477,7 @@ def test_a_pool_that_differs_still_gets_its_draft(project: Path, tmp_path: Path)
 )
 def test_pool_file_errors_name_the_entry(tmp_path: Path, text: str, message: str) -> None:
     from groundbench.converters.gapartnet.pool import read_pool
-    from groundbench.core.errors import GroundBenchError
+    from groundbench.errors import GroundBenchError
 
     path = tmp_path / "pool.yaml"
     path.write_text(text)
@@ -521,7 +521,7 @@ def test_both_configs_load_through_load_dataset(project: Path, tmp_path: Path, m
 
 def test_a_large_pool_difference_names_the_first_pairs_and_counts_the_rest(tmp_path: Path) -> None:
     from groundbench.converters.gapartnet.pool import check_pool
-    from groundbench.core.errors import GroundBenchError
+    from groundbench.errors import GroundBenchError
 
     path = tmp_path / "pool.yaml"
     path.write_text("pairs:\n  - {pair: 1/a->b, reason: reviewed}\n")

@@ -12,12 +12,12 @@ import pytest
 
 from groundbench.converters.gui.convert import GuiSource, screenspot_source
 from groundbench.converters.gui.release import ItemResult
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.parallel import ordered_map
 from groundbench.core.params import load_params
 from groundbench.core.registry import CONFIGS, SOURCES
 from groundbench.core.runner import ABSENT_MARKER, MANIFEST, Context, Emit, MapOptions, Output, Source, run
 from groundbench.core.shards import read_table
+from groundbench.errors import GroundBenchError
 from tests.conftest import REPO
 from tests.test_gui_real import _interleaved_root
 

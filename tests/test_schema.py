@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 from datasets import Features
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import ALL_CONDITIONS, BUNDLES, EDGES, edge_differences, valid_conditions
 from groundbench.schemas.features import FEATURES, FORMAT_VERSION, arrow_schema, format_version_of, new_record
 from groundbench.schemas.rules import validate_table

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from groundbench.core.published import write_config
+from groundbench.loaders.published import write_config
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.request_conditions import supplied_keys
 from groundbench.scoring.baselines import (

@@ -25,13 +25,14 @@ import pytest
 import yaml
 from datasets import load_dataset
 
-from groundbench.core.published import read_config, write_config
 from groundbench.core.shards import read_table
 from groundbench.loaders.prompts import template_hash
+from groundbench.loaders.published import read_config, write_config
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.vocab import ACTIONS
 from groundbench.scoring.gate import folder_gate
-from groundbench.stages.pipeline import HF_FOLDER, MANIFESTS, SHARDS, built_configs
+from groundbench.stages.built import built_configs
+from groundbench.stages.paths import HF_FOLDER, MANIFESTS, SHARDS
 from tests.builds import copy_tree
 from tests.conftest import run_cli
 from tests.dvcrepo import default_repo

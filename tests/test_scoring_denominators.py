@@ -15,8 +15,8 @@ import yaml
 
 from groundbench.converters.gui.convert import convert_pointerbench, convert_screenspot
 from groundbench.core.params import load_params
-from groundbench.core.published import write_config
 from groundbench.core.shards import read_table
+from groundbench.loaders.published import write_config
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 from groundbench.scoring import score

@@ -40,7 +40,7 @@ import pyarrow as pa
 import pytest
 import yaml
 
-from groundbench.core.published import write_config
+from groundbench.loaders.published import write_config
 from groundbench.schemas.conditions import ALL_CONDITIONS
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, new_record
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines

@@ -24,8 +24,8 @@ import yaml
 
 from groundbench.converters.gui.convert import convert_pointerbench
 from groundbench.core.params import load_params
-from groundbench.core.published import write_config
 from groundbench.core.shards import read_table
+from groundbench.loaders.published import write_config
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring import score
 from groundbench.scoring.gate import card_key

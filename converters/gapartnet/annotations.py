@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from groundbench.converters.gapartnet.numbers import real_array
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 # TARGET_GAPARTS of the render tools: the index is the rendered semantic id / bbox category_id.
 PART_CLASSES: tuple[str, ...] = (

@@ -99,13 +99,13 @@ from groundbench.converters.gapartnet.records import (
 from groundbench.converters.gapartnet.renderer import png_bytes
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
 from groundbench.core.parallel import worker_count
 from groundbench.core.params import ContrastParams, GapartnetParams, RenderParams, ShardParams, source_root
 from groundbench.core.paths import inside_root, relative_to
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
 from groundbench.core.shards import iter_batches
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.gapartnet_actions import action_of
 

@@ -25,10 +25,10 @@ from groundbench.converters.gapartnet.summary import (
     object_left_out,
     summarize,
 )
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.parallel import worker_count
 from groundbench.core.params import GapartnetParams, ShardParams, source_root
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
+from groundbench.errors import GroundBenchError
 
 CONFIGS = ("bulk_gapartnet", "curated_gapartnet")
 

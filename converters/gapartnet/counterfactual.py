@@ -36,10 +36,10 @@ from groundbench.converters.gapartnet.reask import (
     retarget,
     summarize_reask,
 )
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import read_manifest
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
 from groundbench.core.shards import open_shard, shard_files
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 
 CONFIG = "counterfactual_gapartnet"

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from groundbench.converters.gapartnet.annotations import parse_id_list, parse_meta
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.paths import inside_root, relative_to
+from groundbench.errors import GroundBenchError
 
 LINK_ANNOTATION = "link_annotation_gapartnet.json"
 URDF = "mobility_annotation_gapartnet.urdf"

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 
 def _is_real(value: Any) -> bool:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import ContrastPoolFile, load_file
+from groundbench.errors import GroundBenchError
 
 
 @dataclass(frozen=True)

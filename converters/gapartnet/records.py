@@ -49,12 +49,12 @@ from groundbench.converters.gapartnet.views import (
     parse_metafile,
     parse_segmentation,
 )
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.geometry import box_iou, interior_point, mask_box
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.params import GapartnetParams
 from groundbench.core.paths import relative_to
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
 from groundbench.schemas.gapartnet_actions import GAPARTNET_ACTIONS_VERSION, action_of

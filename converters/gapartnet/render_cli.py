@@ -11,7 +11,7 @@ from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, URDF
 from groundbench.converters.gapartnet.renderer import DEFAULT_ENGINE, look_at_camera, render_view, spherical_position
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core.atomic import write_bytes
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 
 def parse_qpos(items: list[str], joints: set[str]) -> dict[str, float]:

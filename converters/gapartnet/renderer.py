@@ -41,9 +41,9 @@ from groundbench.converters.gapartnet.raster import pixel_grid, rasterize
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import BACKGROUND, NOT_A_PART, metafile_json, npz_bytes
 from groundbench.core import exact
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import RenderEngine
 from groundbench.core.paths import inside_root, relative_to
+from groundbench.errors import GroundBenchError
 
 BACKGROUND_RGB = (216, 206, 189)  # GAPartNet's render background
 FOV_Y_DEGREES = 35.0  # GAPartNet: fovx = fovy = 35 degrees

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 _ALLOWED: dict[tuple[str, str], Any] = {}
 for _module in ("numpy.core.multiarray", "numpy._core.multiarray"):

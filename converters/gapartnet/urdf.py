@@ -14,7 +14,7 @@ from xml.etree.ElementTree import Element
 import defusedxml.ElementTree as defused_xml
 from defusedxml import DefusedXmlException
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 JOINT_TYPES = ("revolute", "prismatic", "continuous", "fixed")
 Vec3 = tuple[float, float, float]

@@ -24,7 +24,7 @@ from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.numbers import real_array, real_number
 from groundbench.converters.gapartnet.safepickle import safe_load
 from groundbench.core import exact
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 BACKGROUND = -2

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 Box = tuple[float, float, float, float]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 FORMATS = ("pointerbench", "screenspot_pro", "screenspot_xyxy", "screenspot", "screenspot_jsonl")
 

@@ -20,7 +20,7 @@ from groundbench.converters.gui.rows import (
     size_pair,
     text,
 )
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 SUBSET_CONFIGS = {"pointerbench-sheets": "gui_sheets", "pointerbench-text": "gui_text", "pointerbench-pro": "gui_pro"}
 SUBSET_OBJECT = {

@@ -13,7 +13,7 @@ from typing import Any
 
 from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION
 from groundbench.converters.gui.boxes import Box, PixelBox, centre, shown
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import GUI_EXTRAS, new_record
 from groundbench.schemas.vocab import NO_ACTION

@@ -21,7 +21,7 @@ from typing import Any
 
 from groundbench.converters.gui.boxes import finite_float, read_box, shown
 from groundbench.converters.gui.rows import SourceRow, gui_extras, other_json, size_pair, text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 SPLITS = ("mobile", "desktop", "web")
 SPLIT_IN_NAME = re.compile(r"screenspot_(mobile|desktop|web)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import UmdAuditFile, load_file
+from groundbench.errors import GroundBenchError
 
 
 @dataclass(frozen=True)

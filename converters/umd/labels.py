@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.io
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 MAX_LABEL = 7
 RANK_CHANNELS = 7

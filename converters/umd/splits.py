@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.paths import inside_root, relative_to
+from groundbench.errors import GroundBenchError
 
 SPLIT_FILES = ("category_split.txt", "novel_split.txt", "category_10_fold.txt", "tool_categories.txt")
 _TOOL = r"[a-z]+_\d{2}"

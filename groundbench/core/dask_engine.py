@@ -19,8 +19,8 @@ from typing import Any, TypeVar
 import dask.config
 from distributed import WorkerPlugin
 
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.parallel import apply_chunk, chunk_size, windowed, worker_count
+from groundbench.core.windows import apply_chunk, chunk_size, windowed, worker_count
+from groundbench.errors import GroundBenchError
 
 # Dask's nannies start every worker with MALLOC_TRIM_THRESHOLD_=65536. Setting that variable at all
 # turns off glibc's dynamic mmap threshold, so every large buffer (a decoded image, a decompressed .mat

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import sha256_bytes
+from groundbench.errors import GroundBenchError
 
 
 def without_image_bytes(record: dict[str, object]) -> dict[str, object]:

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 DEBUG_VARIABLE = "GROUNDBENCH_DEBUG"
 RERUN = "nothing half-written is kept; run the same command again"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from PIL import Image, UnidentifiedImageError
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 # Far above any source frame (ScreenSpot-Pro has 5K-by-3K screenshots) yet far below a bomb.
 DEFAULT_MAX_PIXELS = 64_000_000

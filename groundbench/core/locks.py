@@ -13,7 +13,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 LOCKS = Path("data/.locks")
 

@@ -44,7 +44,7 @@ from typing import Any
 import pyarrow as pa
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FEATURES
 
 HASH_BLOCK = 8 * 1024 * 1024

@@ -1,7 +1,7 @@
 """Ordered parallel map with bounded memory: items are processed in windows across workers.
 
 The workers are our own process pool, or a Dask distributed cluster when the caller passes a
-:class:`DaskCluster` (:mod:`groundbench.core.dask_engine`; the pipeline's ``map_engine`` does, from
+:class:`DaskCluster` (:mod:`groundbench.core.dask_engine`; ``stages/engine.py``'s ``map_engine`` does, from
 params.yaml ``engine``). Both yield the same results in the same order, so the bytes written from
 them are identical.
 """
@@ -12,15 +12,19 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from groundbench.core.windows import apply_chunk, chunk_size, chunks, windowed, worker_count
+
 T = TypeVar("T")
 R = TypeVar("R")
+
+# chunks and worker_count: the converters batch items and size their pools with them, as before the split.
+__all__ = ["DaskCluster", "chunks", "leave_signals_to_parent", "ordered_map", "signals_held", "worker_count"]
 
 
 @dataclass(frozen=True)
@@ -29,24 +33,6 @@ class DaskCluster:
 
     address: str | None  # a running scheduler, e.g. tcp://10.0.0.5:8786; None starts a local cluster on 127.0.0.1
     mirrors: tuple[str, ...]  # source URLs every worker copies locally first (groundbench.core.remote)
-
-
-def worker_count(requested: int) -> int:
-    """``0`` means every core this process may use."""
-    if requested > 0:
-        return requested
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def apply_chunk(func: Callable[[T], R], chunk: list[T]) -> list[R]:
-    return [func(item) for item in chunk]
-
-
-def chunk_size(window: int, workers: int) -> int:
-    return max(1, min(64, window // (workers * 4)))
 
 
 def ordered_map(
@@ -122,39 +108,3 @@ def leave_signals_to_parent() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, INTERRUPTS)
-
-
-def windowed(
-    submit: Callable[[list[T]], Any],
-    items: Iterable[T],
-    size: int,
-    window: int,
-    pending: deque[Any] | None = None,
-) -> Iterator[Any]:
-    """Chunks of ``size`` items handed to ``submit`` (which returns a future), about ``window`` items in
-    flight; results in item order. A next chunk goes out as soon as the oldest is consumed, so the workers
-    never wait for a whole window to drain. ``pending`` (if given) holds the futures in flight, for a
-    caller that must cancel them when the map stops early."""
-    pending = deque() if pending is None else pending  # futures whose .result() is a list of results
-    batches = chunks(items, size)
-    for batch in batches:
-        pending.append(submit(batch))
-        if len(pending) * size >= window:
-            break
-    while pending:
-        results = pending.popleft().result()
-        following = next(batches, None)
-        if following is not None:
-            pending.append(submit(following))
-        yield from results
-
-
-def chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    batch: list[T] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

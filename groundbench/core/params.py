@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 PARAMS_FILE = "params.yaml"
 SAMPLE = "sample"

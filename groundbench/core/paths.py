@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 
 def inside_root(root: Path, candidate: Path, field: str = "path") -> Path:

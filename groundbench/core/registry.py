@@ -1,8 +1,9 @@
 """Which configs exist, which source feeds each, what a row of each is, and which converter builds it.
 
 Adding a source format: its folder under ``converters/`` (a ``source(ctx)`` factory returning a
-:class:`groundbench.core.runner.Source`), one :class:`SourceInfo` line in ``SOURCES`` and one
-:class:`ConfigInfo` line per config it writes (see docs/adding-a-source.md).
+:class:`groundbench.core.runner.Source`; a sample writer if it embeds a sample),
+one :class:`SourceInfo` line in ``SOURCES`` and one :class:`ConfigInfo` line per config it writes (see
+docs/adding-a-source.md).
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ class SourceInfo:
     reads: str = ""  # key under `sources:` whose null leaves it out; "" = its name
     interim: str = ""  # folder under data/interim/ it writes; "" = its name
     derived: bool = False  # made by `groundbench derive` from rows other sources converted
+    # "module:function" writing its embedded sample, ``write(root, params, progress=False) -> int`` (root = the
+    # project root); "" = none of its own (derived sources; the GUI sources' is the `generate-gui` stage)
+    sample: str = ""
 
     @property
     def reads_from(self) -> str:
@@ -84,12 +88,16 @@ GUI = "groundbench.converters.gui.convert:source"
 SOURCES: dict[str, SourceInfo] = {
     s.name: s
     for s in (
-        SourceInfo("umd", "groundbench.converters.umd.convert:source"),
+        SourceInfo("umd", "groundbench.converters.umd.convert:source", sample="groundbench.stages.samplers.umd:write"),
         SourceInfo("pointerbench", GUI),
         SourceInfo("screenspot", GUI),
         SourceInfo("screenspot_v2", GUI),
         SourceInfo("screenspot_pro", GUI),
-        SourceInfo("gapartnet", "groundbench.converters.gapartnet.convert:source"),
+        SourceInfo(
+            "gapartnet",
+            "groundbench.converters.gapartnet.convert:source",
+            sample="groundbench.stages.samplers.gapartnet:write",
+        ),
         SourceInfo(
             "counterfactual",
             "groundbench.converters.gapartnet.counterfactual:source",

@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import Params, SourcesParams
+from groundbench.errors import GroundBenchError
 
 COMPLETE = ".groundbench-mirror-complete"
 

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import arrow_schema
 
 # Written into a config's folder instead of shards when the config is absent from the build; it says why.

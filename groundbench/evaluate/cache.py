@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
 
 ANSWERS = "answers.jsonl"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.scoring.gate import folder_gate
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from PIL import Image
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import sha256_bytes
+from groundbench.errors import GroundBenchError
 
 MIME = {"JPEG": "image/jpeg", "PNG": "image/png"}
 

@@ -21,7 +21,7 @@ from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
 from rich.console import Console
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.evaluate.cache import check_gate, check_settings, read_answers, write_settings
 from groundbench.evaluate.predictions import GATE_FIELDS, jsonl
 from groundbench.evaluate.samples import NoValidRows

@@ -18,7 +18,7 @@ from datasets import Dataset
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
 from groundbench.loaders.prompts import build_prompt, template_hash
 from groundbench.schemas.request_conditions import is_known, is_text_only, row_allows

@@ -127,7 +127,7 @@ SOURCES: dict[str, SourceSpec] = {
 
 
 def spec(name: str) -> SourceSpec:
-    from groundbench.core.errors import GroundBenchError
+    from groundbench.errors import GroundBenchError
 
     if name not in SOURCES:
         raise GroundBenchError("command line", "source", f"expected one of {sorted(SOURCES)}, found {name!r}")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 CHUNK = 1 << 20
 ATTEMPTS = 5  # connection drops tolerated per download (each resumes where the last stopped)

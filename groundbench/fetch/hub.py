@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.fetch.catalog import SourceSpec
 
 COMMIT = re.compile(r"^[0-9a-f]{40}$")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 GAPARTNET_ANNOTATION = "link_annotation_gapartnet.json"
 RENDER_KINDS = ("rgb", "segmentation", "metafile")

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import Params, source_value
+from groundbench.errors import GroundBenchError
 
 SOURCES_DIR = Path("data/sources")
 RECORD = "provenance.json"

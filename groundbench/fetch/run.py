@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import atomic_dir, remove_stale_temporaries
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.fetch import http, unpack
 from groundbench.fetch.catalog import HTTP, HUB, MANUAL, SourceSpec, spec
 from groundbench.fetch.layout import gapartnet_layout, umd_layout

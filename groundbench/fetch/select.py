@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import PARAMS_FILE, SAMPLE
+from groundbench.errors import GroundBenchError
 from groundbench.fetch.catalog import SOURCES
 from groundbench.fetch.provenance import SOURCES_DIR, TREE, read_record, tree_dir
 

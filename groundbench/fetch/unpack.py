@@ -21,7 +21,7 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 MAX_BYTES = 64 * 1024**3  # 64 GiB: every source unpacks to well under this
 MAX_MEMBERS = 2_000_000

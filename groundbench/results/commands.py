@@ -17,8 +17,8 @@ from rich.markup import escape
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import resolve_folder
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import resolve_folder
 from groundbench.results import plots, table
 from groundbench.results.export import export_run
 from groundbench.results.runs import (

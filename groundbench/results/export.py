@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from groundbench.core.atomic import write_text
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.results.hub import Export, export_entries
 from groundbench.results.runs import Run, gate_differences, load_run
 from groundbench.results.tasks import EVAL_YAML, declared_tasks

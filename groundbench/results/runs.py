@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.cards.render import synthetic_notice
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import CARD, CARD_KEY, card_metadata
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import CARD, CARD_KEY, card_metadata
 
 SCORES = "scores.json"
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from groundbench.core.published import read_config
+from groundbench.loaders.published import read_config
 from groundbench.results.headline import headline_metrics, hub_task_conditions
 from groundbench.schemas.request_conditions import BASE_CONDITIONS, conditions_of
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, iter_batches, shard_files
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 

@@ -16,6 +16,7 @@ the interim shard files are exactly what the writer would write; they are then h
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 from collections.abc import Iterator
@@ -26,12 +27,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from groundbench.core.atomic import atomic_dir, write_text
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import file_record, read_manifest, row_digests, sha256_bytes, write_config_manifest
 from groundbench.core.parallel import ordered_map, worker_count
+from groundbench.core.params import Params
+from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, open_shard, shard_files
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.rules import check_arrow_schema, validate_table
 from groundbench.scoring.baselines import bake_row_baselines
+from groundbench.stages.options import console, params, root
+from groundbench.stages.paths import INTERIM, MANIFESTS, SHARDS
 
 # Below this many interim bytes one process is faster: the checks cost ~0.4 ms of CPU per row, and a
 # spawned worker spends ~3 CPU s importing Arrow/polars/pandera first (bulk_umd at 1/10 scale, 0.46 GB:
@@ -201,3 +206,44 @@ def _link_files(files: list[Path], shards_out: Path) -> None:
                 os.link(path, tmp / path.name)
             except OSError:  # another file system, or links not allowed: a copy keeps the same bytes
                 shutil.copyfile(path, tmp / path.name)
+
+
+# The `groundbench bake CONFIG...` command (groundbench/stages/command.py).
+NAME = "bake"
+HELP = "Bake per-row baselines into configs, validate them, write shards and manifests."
+PARENTS: tuple[argparse.ArgumentParser, ...] = ()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    return []
+
+
+def locks(args: argparse.Namespace) -> list[str]:
+    return [f"bake-{config}" for config in args.configs]
+
+
+def run_bake(root: Path, params: Params, config: str) -> BakeResult:
+    info = BY_NAME.get(config)
+    if info is None:
+        raise GroundBenchError("dvc.yaml", "config", f"unknown config {config!r}; expected one of {sorted(BY_NAME)}")
+    return bake_config(
+        config,
+        root / INTERIM / info.interim_folder / config,
+        root / SHARDS / config,
+        root / MANIFESTS / f"{config}.jsonl",
+        params.shards.max_bytes,
+        params.shards.rows_per_batch,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    for config in args.configs:
+        result = run_bake(root(args), params(args), config)
+        valid = f"{result.rows} rows, {result.excluded} excluded, valid"
+        state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
+        console.print(f"{config}: {state}")
+    return 0

@@ -1,7 +1,7 @@
 """Every number the dataset card and the Croissant file print, computed from the built shards.
 
 One pass over each config's published Parquet files (a few narrow columns, row group by row group,
-through :func:`groundbench.core.published.iter_batches`, so memory stays at one row group) plus its
+through :func:`groundbench.loaders.published.iter_batches`, so memory stays at one row group) plus its
 manifest. The card, the Croissant file and the publish check all read these facts; nothing in them
 is typed by hand. Counts are per config and never pooled across strata.
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from groundbench.cards.sources import DERIVED_SOURCE
 from groundbench.core.manifests import FileRecord, file_record, read_manifest, sha256_file
-from groundbench.core.published import data_files, iter_batches, open_data_file
 from groundbench.core.registry import ConfigInfo
+from groundbench.loaders.published import data_files, iter_batches, open_data_file
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION

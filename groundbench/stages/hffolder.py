@@ -3,7 +3,7 @@
 The YAML (``configs`` with ``data_files``; ``dataset_info`` with features and ``num_examples``) is
 written with the ``datasets`` / ``huggingface_hub`` serializers, never by hand; the body and
 ``croissant.json`` are rendered from :mod:`groundbench.stages.facts`. Each config's Arrow shards are
-written as Parquet (:mod:`groundbench.core.published`: image bytes embedded, the ``datasets`` features in
+written as Parquet (:mod:`groundbench.loaders.published`: image bytes embedded, the ``datasets`` features in
 the schema metadata, the dataset version beside them) with the published columns added
 (:mod:`groundbench.stages.published_columns`: prompts and licence). Besides the record configs the folder
 holds the ``baselines`` config, with its own features (``schemas/baselines_features.py``), when it
@@ -32,9 +32,9 @@ from groundbench.cards.render import render_body, sources_read, synthetic_notice
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.manifests import sha256_file, write_sha256sums
-from groundbench.core.published import CHECKSUMS, DATA_GLOB, iter_rows, rows_per_group, write_config
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
+from groundbench.loaders.published import CHECKSUMS, DATA_GLOB, iter_rows, rows_per_group, write_config
 from groundbench.results.tasks import EVAL_YAML, folder_eval_yaml
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
 from groundbench.schemas.features import FORMAT_VERSION, PUBLISHED_FEATURES, published_arrow_schema

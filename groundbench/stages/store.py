@@ -6,11 +6,15 @@ derived config that reuses an image costs no new bytes.
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.manifests import ManifestEntry
+from groundbench.core.manifests import ManifestEntry, read_manifest
 from groundbench.core.shards import embedded_images, iter_batches
+from groundbench.stages.built import built_configs
+from groundbench.stages.options import console, root
+from groundbench.stages.paths import IMAGES, MANIFESTS, SHARDS
 
 
 def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEntry]]]) -> tuple[int, int]:
@@ -32,3 +36,34 @@ def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEn
                     written.add(sha)
                     total += len(data)
     return len(written), total
+
+
+# The `groundbench store` command (groundbench/stages/command.py).
+NAME = "store"
+HELP = "Fill the content-addressed image store data/images/ from the shards."
+PARENTS: tuple[argparse.ArgumentParser, ...] = ()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    return []
+
+
+def locks(args: argparse.Namespace) -> list[str]:
+    return [NAME]
+
+
+def run_store(root: Path) -> tuple[int, int]:
+    configs = {
+        name: (root / SHARDS / name, read_manifest(root / MANIFESTS / f"{name}.jsonl")) for name in built_configs(root)
+    }
+    return build_store(root / IMAGES, configs)
+
+
+def run(args: argparse.Namespace) -> int:
+    images, size = run_store(root(args))
+    console.print(f"image store: {images} images, {size} bytes")
+    return 0

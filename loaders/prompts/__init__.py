@@ -23,7 +23,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.request_conditions import FREE_FORM, GUI, base_condition, is_known, is_text_only, row_allows
 from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import ACTIONS

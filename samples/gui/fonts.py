@@ -16,7 +16,7 @@ from pathlib import Path
 
 from PIL import ImageFont
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 FAMILIES = {"sans": "DejaVuSans.ttf", "serif": "DejaVuSerif.ttf", "mono": "DejaVuSansMono.ttf"}
 FONT_PACKAGE = "matplotlib"

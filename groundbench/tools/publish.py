@@ -22,12 +22,12 @@ from typing import Any
 import pyarrow as pa
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
-from groundbench.core.errors import GroundBenchError
-from groundbench.core.published import data_files, iter_batches
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import data_files, iter_batches
 from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
 from groundbench.schemas.features import COLUMNS, arrow_schema
 from groundbench.schemas.rules import validate_table
-from groundbench.stages.hubrepo import (
+from groundbench.tools.hubrepo import (
     FOLDERS,
     TOP_FILES,
     differences,

@@ -14,8 +14,8 @@ from pathlib import Path
 from huggingface_hub import DatasetCard
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_PLACEHOLDER
-from groundbench.core.published import data_files, open_data_file, read_config, row_columns
 from groundbench.core.registry import ConfigInfo
+from groundbench.loaders.published import data_files, open_data_file, read_config, row_columns
 from groundbench.results.tasks import EVAL_YAML
 from groundbench.schemas.features import dataset_version_of
 from groundbench.stages.croissant import CROISSANT_FILE, croissant_text, validate_croissant

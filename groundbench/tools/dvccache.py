@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 LOCK = "dvc.lock"
 HASH_BLOCK = 8 * 1024 * 1024

@@ -2,22 +2,28 @@
 
 DVC re-runs a stage only when one of its declared ``deps`` changes, so a module a stage runs but does not
 declare lets a cached output go stale unnoticed. Instead of picking deps by hand, each stage's command is
-mapped to the CLI function that implements it (through the CLI's own parser, so the mapping cannot drift),
+mapped to the stage module that implements it (through that module's own parser, so it cannot drift),
 and the project modules it can import are followed statically (every ``import``, module-level or inside a
-function, is counted: a lazy import may run). The package data those modules ship (templates, CSS, YAML,
-declared in ``pyproject.toml``) counts too. ``groundbench dvc-deps --write`` rewrites the code deps of
-``dvc.yaml`` from this; ``--check`` (and the test suite) fails when they differ.
+function, is counted: a lazy import may run; one under ``if TYPE_CHECKING:`` never runs and is not).
+The package data those modules ship (templates, CSS, YAML, declared in ``pyproject.toml``) counts too.
+
+A stage command runs ``groundbench/entry.py``, which imports only that stage's module (``entry.STAGES``).
+Code a stage loads by a "module:function" string (a converter, a sample writer: ``core/plugins.py``) is
+followed exactly as the stage declares it for the command's arguments (``plugins(args)`` of the stage
+module), so a convert stage depends on its own source's converter and on no other.
+
+``groundbench dvc-deps --write`` rewrites the code deps of ``dvc.yaml`` from this; ``--check`` (and the test
+suite) fails when they differ; ``--matrix`` prints what editing each module re-runs.
 
 Code deps are every dep under a package folder (``groundbench/``, ``converters/``, ...); every other dep
-(``data/...``, ``requirements.lock``) is hand-written and left alone. A needed file of a package without
-subpackages is listed as that package's folder (see ``compact``).
+(``data/...``, ``requirements.lock``) is hand-written and left alone. A package folder is listed as one dep
+only when every file in it is needed (see ``compact``); otherwise its needed files are.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
-import re
 import shlex
 import tomllib
 from collections.abc import Iterable
@@ -25,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
 
 PACKAGE = "groundbench"
-CLI_MODULE = "groundbench.cli"
+ENTRY_MODULE = "groundbench.entry"
 
 
 @dataclass(frozen=True)
@@ -93,24 +99,34 @@ def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
-# "groundbench.pkg.module:function": a factory the registry imports by name when a stage runs it.
-FACTORY_REFERENCE = re.compile(r"(groundbench(?:\.\w+)+):\w+")
+def _is_type_checking(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports for the type checker, never run."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
-def imported_names(tree: ast.AST, module: str, is_package: bool, factories: bool = True) -> set[str]:
-    """Every dotted name an import statement anywhere in ``tree`` may load (``from a import b``: a and a.b),
-    plus (``factories``) the module of every ``"groundbench.x.y:function"`` string: the registry's converter
-    factories, loaded with importlib, are code the stage runs just the same. They are plug-ins named by
-    string, not imports, so the package layering (``tests/test_import_layers.py``) leaves them out."""
+def _walk(tree: ast.AST) -> Iterable[ast.AST]:
+    """``ast.walk`` without the bodies of ``if TYPE_CHECKING:`` blocks (their ``else`` runs and is kept)."""
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if _is_type_checking(node):
+            todo.extend(node.orelse)  # type: ignore[attr-defined]
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def imported_names(tree: ast.AST, module: str, is_package: bool) -> set[str]:
+    """Every dotted name an import statement anywhere in ``tree`` may load (``from a import b``: a and a.b).
+    Plug-ins named by "module:function" strings are not imports: each stage declares the ones it loads."""
     names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if not factories:
-                continue
-            reference = FACTORY_REFERENCE.fullmatch(node.value)
-            if reference:
-                names.add(reference.group(1))
-        elif isinstance(node, ast.Import):
+    for node in _walk(tree):
+        if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(node, module, is_package)
@@ -156,11 +172,24 @@ class Closure:
         return seen
 
     def direct(self, module: str) -> set[str]:
-        """The project modules ``module`` imports anywhere in its text."""
+        """The project modules ``module`` imports anywhere in its text; a lazy attribute of a package
+        (``from pkg import name`` served by ``pkg.__getattr__``) counts the imports of that ``__getattr__``."""
         if module not in self._direct:
             is_package = self.layout.modules[module].name == "__init__.py"
-            self._direct[module] = self._project_modules(imported_names(self.tree(module), module, is_package))
+            tree = _without_getattr(self.tree(module))
+            names = imported_names(tree, module, is_package)
+            for name in list(names):
+                package = name.rpartition(".")[0]
+                if name not in self.layout.modules and package in self.layout.modules:
+                    names |= self.lazy(package)
+            self._direct[module] = self._project_modules(names)
         return self._direct[module]
+
+    def lazy(self, module: str) -> set[str]:
+        """What a module-level ``__getattr__`` (PEP 562) imports: run only for an attribute the module lacks."""
+        is_package = self.layout.modules[module].name == "__init__.py"
+        hooks = [n for n in self.tree(module).body if isinstance(n, ast.FunctionDef) and n.name == "__getattr__"]
+        return {name for hook in hooks for name in imported_names(hook, module, is_package)}
 
     def files(self, modules: Iterable[str]) -> set[PurePosixPath]:
         """The modules' files plus the package data of every package any of them belongs to."""
@@ -170,6 +199,12 @@ class Closure:
             if package in modules:
                 files.update(data)
         return files
+
+
+def _without_getattr(tree: ast.Module) -> ast.Module:
+    """``tree`` without its module-level ``__getattr__`` (followed only where it is used: ``Closure.lazy``)."""
+    body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "__getattr__")]
+    return ast.Module(body=body, type_ignores=[])
 
 
 def _module_level_imports(tree: ast.Module, module: str) -> set[str]:
@@ -189,45 +224,63 @@ def _function_imports(tree: ast.Module, module: str, names: Iterable[str]) -> se
             continue
         seen.add(name)
         found |= imported_names(functions[name], module, False)
-        # Only calls are followed: ``build_parser`` names every sub-command's function without calling it
-        # (the dispatch goes through ``args.func``, resolved by the parser in ``command_entry``).
+        # Only calls are followed: ``entry.main`` runs a stage through ``run_stage``; the user commands'
+        # module it imports by name for other commands is no stage's code.
         todo.extend(
-            n.func.id for n in ast.walk(functions[name]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+            n.func.id for n in _walk(functions[name]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         )
     return found
 
 
 def command_entry(command: str) -> tuple[str, argparse.Namespace]:
-    """The CLI function a stage command runs, found by the CLI's own parser (so it cannot be mapped wrong)."""
-    from groundbench.cli import build_parser
+    """The stage module a command runs and its parsed arguments (its own parser: it cannot be mapped wrong)."""
+    from groundbench.entry import STAGES, command_name, stage_parser
 
     argv = shlex.split(command)
     # bin/groundbench runs the checkout's .venv (or PATH's) groundbench with the same arguments.
     if not argv or argv[0] not in ("groundbench", "bin/groundbench"):
         raise GroundBenchError("dvc.yaml", command, "a stage command must be `bin/groundbench ...`")
-    args = build_parser().parse_args(argv[1:])
-    return args.func.__name__, args
+    name = command_name(argv[1:])
+    if name not in STAGES:
+        raise GroundBenchError("dvc.yaml", command, f"not a stage command; expected one of {sorted(STAGES)}")
+    return STAGES[name], stage_parser(name).parse_args(argv[1:])
+
+
+def command_plugins(command: str) -> list[str]:
+    """The "module:function" references the stage loads for this command's arguments."""
+    _, args = command_entry(command)
+    return list(args.stage.plugins(args))
 
 
 def command_modules(closure: Closure, command: str) -> set[str]:
-    """Every project module ``groundbench <args>`` can import: the CLI module, ``main`` and the sub-command."""
-    func, _ = command_entry(command)
-    tree = closure.tree(CLI_MODULE)
-    # The CLI module is loaded, but only its top level, ``main`` and the sub-command's function run (the
-    # other sub-commands' lazy imports do not), so it is not followed like the other modules.
-    start = _module_level_imports(tree, CLI_MODULE) | _function_imports(tree, CLI_MODULE, ["main", func])
-    return closure.of(start, loaded=[CLI_MODULE])
+    """Every project module ``groundbench <args>`` can import: the entry's stage path, the stage module and
+    the plug-ins it declares for these arguments."""
+    from groundbench.core.plugins import split_ref
+
+    module, _ = command_entry(command)
+    tree = closure.tree(ENTRY_MODULE)
+    # The entry module is loaded, but only its top level and the stage path run (it imports the user
+    # commands' module by name, for other commands), so it is not followed like the other modules.
+    start = _module_level_imports(tree, ENTRY_MODULE) | _function_imports(tree, ENTRY_MODULE, ["main"])
+    plugins = {split_ref(ref)[0] for ref in command_plugins(command)}
+    return closure.of(start | {module} | plugins, loaded=[ENTRY_MODULE])
 
 
 def compact(needed: set[PurePosixPath], layout: Layout) -> list[str]:
-    """``needed`` as dep paths at package granularity: each file's package folder when that package has no
-    subpackages (a new module there is then covered without regenerating), else the file itself."""
+    """``needed`` as dep paths: a package's folder when every file in it (its modules, its package data, its
+    subpackages) is needed, else the needed files one by one (so editing a module the stage does not run
+    changes none of its deps)."""
+    contents: dict[PurePosixPath, set[PurePosixPath]] = {}
+    everything = set(layout.modules.values()) | {f for data in layout.package_data.values() for f in data}
     packages = {path.parent for path in layout.modules.values() if path.name == "__init__.py"}
-    parents_of_packages = {folder.parent for folder in packages}
-    deps: set[PurePosixPath] = set()
-    for path in needed:
-        package = next(folder for folder in path.parents if folder in packages)
-        deps.add(path if package in parents_of_packages else package)
+    for path in everything:
+        for folder in path.parents:
+            if folder in packages:
+                contents.setdefault(folder, set()).add(path)
+    deps: set[PurePosixPath] = set(needed)
+    for folder, files in contents.items():
+        if files <= needed:
+            deps.add(folder)
     return sorted(str(d) for d in deps if not any(other in d.parents for other in deps))
 
 
@@ -330,3 +383,22 @@ def write(root: Path) -> list[str]:
         yaml.dump(spec, buffer)
         write_bytes(path, buffer.getvalue().encode())
     return changed
+
+
+def matrix(root: Path) -> tuple[list[str], str]:
+    """Each module file -> the stages whose code deps cover it (what editing it re-runs), and a summary."""
+    layout = load_layout(root)
+    wanted = {stage.name: compact(set(stage.needed), layout) for stage in stage_code(root)}
+    lines = []
+    counts = {"none": 0, "all": 0, "some": 0}
+    files = sorted(set(layout.modules.values()))
+    for path in files:
+        stages = [name for name, deps in wanted.items() if covered(path, deps)]
+        kind = "none" if not stages else "all" if len(stages) == len(wanted) else "some"
+        counts[kind] += 1
+        lines.append(f"{path} -> {', '.join(stages) if stages else '(no stage)'}")
+    summary = (
+        f"{len(files)} module files: {counts['none']} invalidate no stage, {counts['all']} all {len(wanted)} "
+        f"stages, {counts['some']} some"
+    )
+    return lines, summary

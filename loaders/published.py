@@ -35,8 +35,8 @@ import pyarrow.parquet as pq
 import yaml
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import sha256_file
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
 
 SPLIT = "test"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import read_manifest
+from groundbench.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 

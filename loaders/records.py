@@ -1,6 +1,6 @@
 """Scoring's view of a published GroundBench folder: record rows without image bytes.
 
-A thin layer over :mod:`groundbench.core.published`, the one reader of the folder's Parquet data files;
+A thin layer over :mod:`groundbench.loaders.published`, the one reader of the folder's Parquet data files;
 scoring, requests and the sanity test read rows through it.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from groundbench.core import published
-from groundbench.core.errors import GroundBenchError
+from groundbench.errors import GroundBenchError
+from groundbench.loaders import published
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 

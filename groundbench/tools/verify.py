@@ -35,10 +35,12 @@ from typing import TypeVar
 
 import pyarrow as pa
 
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ConfigManifest, read_config_manifest, read_sha256sums, row_digests, sha256_file
 from groundbench.core.parallel import chunks, leave_signals_to_parent, signals_held, worker_count
-from groundbench.core.published import (
+from groundbench.core.registry import CONFIGS
+from groundbench.core.shards import ABSENT_MARKER, embedded_images, open_shard, shard_files
+from groundbench.errors import GroundBenchError
+from groundbench.loaders.published import (
     CARD,
     CARD_KEY,
     CHECKSUMS,
@@ -48,8 +50,6 @@ from groundbench.core.published import (
     data_files,
     iter_file_batches,
 )
-from groundbench.core.registry import CONFIGS
-from groundbench.core.shards import ABSENT_MARKER, embedded_images, open_shard, shard_files
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 STORE_FILES_PER_JOB = 512
@@ -213,7 +213,7 @@ def repair_hints(root: Path, report: VerifyReport) -> list[str]:
     """How to restore what ``report`` found changed: the DVC cache object behind it and the command."""
     if not report.changed:
         return []
-    from groundbench.stages.dvccache import diagnose
+    from groundbench.tools.dvccache import diagnose
 
     diagnosis = diagnose(root, report.changed)
     lines = diagnosis.lines(root)
@@ -228,7 +228,7 @@ def repair_hints(root: Path, report: VerifyReport) -> list[str]:
 
 def verify_and_repair(root: Path, configs: Sequence[str] | None = None) -> list[str]:
     """``groundbench verify --repair``: restore every damaged DVC cache object and damaged copy found."""
-    from groundbench.stages.dvccache import diagnose, repair
+    from groundbench.tools.dvccache import diagnose, repair
 
     report = verify(root / "data", configs)
     if not report.changed:

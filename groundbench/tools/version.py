@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import PARAMS_FILE, load_params
 from groundbench.core.shards import iter_batches
+from groundbench.errors import GroundBenchError
 
 VERSIONS = Path("data/versions")
 CHANGELOG = Path("CHANGELOG-data.md")

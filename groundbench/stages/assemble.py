@@ -1,0 +1,87 @@
+"""``groundbench assemble``: the Hugging Face dataset folder ``data/groundbench/`` (card, croissant.json,
+version-stamped Parquet files), from the baked shards."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from groundbench.core.manifests import sha256_file
+from groundbench.core.params import Params
+from groundbench.core.registry import BY_NAME, DEFAULT_CONFIG
+from groundbench.fetch.provenance import source_provenance
+from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
+from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
+from groundbench.stages.hffolder import assemble
+from groundbench.stages.options import console, params, root
+from groundbench.stages.paths import BASELINES, HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
+
+NAME = "assemble"
+HELP = "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards)."
+PARENTS: tuple[argparse.ArgumentParser, ...] = ()
+
+# Curated configs chosen by a human-written audit file: config -> its params.yaml value.
+AUDITED: dict[str, Callable[[Params], str]] = {
+    "curated_umd": lambda params: params.umd.audit,
+    "curated_gapartnet": lambda params: params.gapartnet.audit,
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    pass
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    return []
+
+
+def locks(args: argparse.Namespace) -> list[str]:
+    return [NAME]
+
+
+def audit_files(root: Path, params: Params) -> dict[str, tuple[str, Path]]:
+    """Audit files of the published curated configs: file name -> (config, path)."""
+    published = set(published_configs(root))
+    found = {}
+    for config, audit in AUDITED.items():
+        path = root / audit(params)
+        if config in published and path.is_file():
+            found[path.name] = (config, path)
+    return found
+
+
+def facts_meta(root: Path, params: Params) -> FactsMeta:
+    lock = root / LOCK_FILE
+    sources = params.sources.model_dump()
+    return FactsMeta(
+        version=params.dataset.version,
+        default=DEFAULT_CONFIG,
+        source_settings={name: source_setting(value) for name, value in sorted(sources.items())},
+        lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+        absent=absent_reasons(root),
+        source_provenance=source_provenance(root, params),
+        synthetic=synthetic_configs(params),
+        date_published=params.dataset.date_published,
+        url=params.dataset.url,
+        audits=tuple((name, config) for name, (config, _) in sorted(audit_files(root, params).items())),
+    )
+
+
+def run_assemble(root: Path, params: Params) -> DatasetFacts:
+    configs = [BY_NAME[name] for name in sorted(published_configs(root))]
+    return assemble(
+        root / HF_FOLDER,
+        root / SHARDS,
+        root / MANIFESTS,
+        configs,
+        facts_meta(root, params),
+        root / BASELINES,
+        {name: path for name, (_, path) in audit_files(root, params).items()},
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    facts = run_assemble(root(args), params(args))
+    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
+    return 0

@@ -1,0 +1,37 @@
+"""What every stage command shares: its sub-parser from the stage module, and the run around it.
+
+A stage module (``groundbench/stages/<command>.py``) defines ``NAME``, ``HELP``, ``PARENTS`` (shared option
+groups, ``options.py``), ``add_arguments(parser)``, ``plugins(args)`` (the "module:function" references it
+loads for these arguments: ``groundbench dvc-deps`` follows exactly those), ``locks(args)`` (the outputs it
+writes, one run each at a time) and ``run(args) -> int``."""
+
+from __future__ import annotations
+
+import argparse
+from types import ModuleType
+from typing import Any
+
+
+def add_stage(sub: Any, module: ModuleType) -> argparse.ArgumentParser:
+    """The stage's sub-command under ``sub`` (an argparse sub-parsers action)."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        module.NAME, help=module.HELP, description=module.HELP, parents=list(module.PARENTS)
+    )
+    module.add_arguments(parser)
+    parser.set_defaults(stage=module)
+    return parser
+
+
+def run_stage(module: ModuleType, args: argparse.Namespace) -> int:
+    """Check params.yaml, take the output locks, clear a killed run's temporaries, then run the stage."""
+    from groundbench.core.locks import output_locks
+    from groundbench.core.params import PARAMS_FILE
+    from groundbench.stages.options import params, root
+    from groundbench.stages.paths import clear_leftovers
+
+    if (root(args) / PARAMS_FILE).is_file():
+        params(args)  # a bad knob stops the stage before anything (its lock included) is written
+    # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
+    with output_locks(root(args), module.locks(args)):
+        clear_leftovers(root(args))
+        return int(module.run(args))

@@ -1,0 +1,50 @@
+"""``groundbench convert SOURCE``: one source (as params.yaml sets it) into ``data/interim/<source>/``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from groundbench.core.params import Params
+from groundbench.core.registry import SOURCES
+from groundbench.errors import GroundBenchError
+from groundbench.stages.options import ENGINE, QUIET, console, params, root, with_engine
+
+NAME = "convert"
+HELP = "Convert one source (as set in params.yaml) into data/interim/<source>/."
+PARENTS = (QUIET, ENGINE)
+CONVERTED = [name for name, info in SOURCES.items() if not info.derived]  # the registry's converters
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "source",
+        choices=CONVERTED,
+        help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
+    )
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    return [SOURCES[args.source].factory]
+
+
+def locks(args: argparse.Namespace) -> list[str]:
+    return [f"convert-{args.source}"]
+
+
+def run_convert(root: Path, params: Params, source: str, progress: bool = True) -> dict[str, int]:
+    from groundbench.stages.source_run import run_source
+
+    info = SOURCES.get(source)
+    if info is None or info.derived:
+        raise GroundBenchError("params.yaml", f"sources.{source}", "no converter for this source")
+    return run_source(root, params, info, progress)[0]
+
+
+def run(args: argparse.Namespace) -> int:
+    counts = run_convert(root(args), with_engine(args, params(args)), args.source, progress=not args.quiet)
+    if not counts:
+        console.print(f"source {args.source} is null in params.yaml: left out of the build")
+    for config, rows in counts.items():
+        console.print(f"{config}: {rows} rows converted")
+    return 0

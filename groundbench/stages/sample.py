@@ -1,0 +1,40 @@
+"""``groundbench sample SOURCE``: write a source's embedded sample, in its real on-disk format."""
+
+from __future__ import annotations
+
+import argparse
+
+from groundbench.core.plugins import load
+from groundbench.core.registry import SOURCES
+from groundbench.stages.options import ENGINE, FORCE, console, params, root, with_engine
+from groundbench.stages.unused_sample import skip_unused_sample
+
+NAME = "sample"
+HELP = (
+    "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
+    "points the source at a folder or null: nothing reads the sample then)."
+)
+PARENTS = (FORCE, ENGINE)
+SAMPLED = [name for name, info in SOURCES.items() if info.sample]  # GUI's is `generate-gui`
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", choices=SAMPLED, help="which source's sample to write")
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    return [SOURCES[args.source].sample]
+
+
+def locks(args: argparse.Namespace) -> list[str]:
+    return [f"sample-{args.source}"]
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = params(args)
+    if skip_unused_sample(args, loaded, args.source):
+        return 0
+    (ref,) = plugins(args)
+    frames = load(ref)(root(args), with_engine(args, loaded))
+    console.print(f"wrote the embedded {args.source} sample: {frames} frames")
+    return 0
