@@ -44,7 +44,7 @@ from measure import (  # benchmarks/measure.py: run as a script, this folder is 
 )
 
 from groundbench.core.parallel import chunks, worker_count
-from groundbench.samples.umd import (
+from groundbench.converters.umd.sample import (
     CONTAIN,
     CUT,
     GRASP,

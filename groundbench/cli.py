@@ -51,7 +51,7 @@ def _with_engine(args: argparse.Namespace, params: Params) -> Params:
 
 def _skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
     """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
-    from groundbench.samples.unused import MARKER, marker_parts, unused_reason, write_marker
+    from groundbench.core.sample_marker import MARKER, marker_parts, unused_reason, write_marker
 
     reason = None if args.force else unused_reason(params, source)
     if reason is None:

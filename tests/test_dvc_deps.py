@@ -171,9 +171,9 @@ def test_compact_lists_leaf_packages_as_folders_and_the_rest_as_files() -> None:
         PurePosixPath("groundbench/core/atomic.py"),
         PurePosixPath("groundbench/cli.py"),
         PurePosixPath("loaders/prompts/templates/gui.txt"),
-        PurePosixPath("samples/umd.py"),
+        PurePosixPath("converters/umd/sample.py"),
     }
-    assert compact(needed, layout) == ["groundbench/cli.py", "groundbench/core", "loaders/prompts", "samples/umd.py"]
+    assert compact(needed, layout) == ["converters/umd", "groundbench/cli.py", "groundbench/core", "loaders/prompts"]
 
 
 def _leaves(tree: object, prefix: str = "") -> set[str]:

@@ -47,7 +47,7 @@ from groundbench.converters.gapartnet.views import (
 )
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.params import load_params
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.schemas.vocab import EXCLUSION_TAGS
 from tests.conftest import REPO, SHARED
 from tests.reliability import CAMPAIGNS, FUZZ, Campaign, _record, mutations, same_constant_pool

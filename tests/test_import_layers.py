@@ -19,7 +19,6 @@ PACKAGES = (
     "evaluate",
     "fetch",
     "converters",
-    "samples",
     "schemas",
     "scoring",
     "loaders",

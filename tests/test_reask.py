@@ -34,7 +34,7 @@ from groundbench.core.geometry import box_iou, mask_box
 from groundbench.core.manifests import read_manifest, sha256_bytes
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
-from groundbench.samples.gapartnet import (
+from groundbench.converters.gapartnet.sample import (
     CLOSED_POSE_OBJECT,
     HIGHLIGHT_ONLY_OBJECT,
     NO_RENDER_OBJECT,

@@ -12,7 +12,7 @@ from PIL import ImageFont
 from groundbench.core.published import published_configs
 from groundbench.core.registry import BY_NAME
 from groundbench.review.sheet import caption, caption_font, caption_lines, wrap
-from groundbench.samples.gui.fonts import font_path
+from groundbench.converters.gui.sample.fonts import font_path
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.stages.hffolder import TEASER, teaser_png, teaser_rows
 

@@ -27,7 +27,7 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.geometry import interior_point
 from groundbench.core.geometry import mask_box as tight_box
 from groundbench.core.images import DEFAULT_MAX_PIXELS, inspect_image
-from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
+from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 from tests.conftest import UMD_FIXTURES, needs_shared
 

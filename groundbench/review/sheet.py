@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from groundbench.review.preview import EXCLUDED_BANNER, PANEL, TEXT, overlay, png_bytes
 from groundbench.review.rows import facets_of
-from groundbench.samples.gui.fonts import font as dejavu
+from groundbench.converters.gui.sample.fonts import font as dejavu
 
 CAPTION_LINES = 3
 LINE = 15

@@ -57,14 +57,14 @@ LOCK_FILE = Path("requirements.lock")
 # The sample writers are imported where they run: the GAPartNet one pulls in the renderer (trimesh,
 # scipy), half a second of start-up that every other stage's process would pay for nothing.
 def _sample_umd(root: Path, params: Params) -> int:
-    from groundbench.samples.umd import write_sample
+    from groundbench.converters.umd.sample import write_sample
 
     knobs = params.sample.umd
     return write_sample(root / params.sample.root / "umd", knobs.frames_per_tool, knobs.seed)
 
 
 def _sample_gapartnet(root: Path, params: Params) -> int:
-    from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
+    from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 
     knobs = params.sample.gapartnet
     return write_gapartnet_sample(
@@ -73,7 +73,7 @@ def _sample_gapartnet(root: Path, params: Params) -> int:
 
 
 def _sample_gui(root: Path, params: Params, progress: bool = False) -> int:
-    from groundbench.samples.gui.write import generate
+    from groundbench.converters.gui.sample.write import generate
 
     # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
     counts = generate(root / params.sample.root / "gui", params.sample.gui, progress=progress)

@@ -25,8 +25,8 @@ from tqdm import tqdm
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.params import GuiSampleParams
-from groundbench.samples.gui import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
-from groundbench.samples.gui.common import Frame, png_bytes, reference_point
+from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
+from groundbench.converters.gui.sample.common import Frame, png_bytes, reference_point
 
 SUITES = {"sheets": (sheets.make_example, "gbs"), "text": (text.make_example, "gbt")}
 STAMP = "generator.yaml"
