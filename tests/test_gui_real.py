@@ -20,10 +20,11 @@ from groundbench.converters.gui.convert import (
     convert_screenspot,
     list_items,
 )
+from groundbench.converters.gui.params import GuiParams
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
-from groundbench.core.params import GuiParams, load_params
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.rules import validate_table

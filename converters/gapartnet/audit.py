@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.converters.gapartnet.params import GapartnetAuditFile
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.params import GapartnetAuditFile, load_file
+from groundbench.core.params import load_file
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.converters.gapartnet.params import ContrastPoolFile
 from groundbench.core.atomic import write_text
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.params import ContrastPoolFile, load_file
+from groundbench.core.params import load_file
 
 
 @dataclass(frozen=True)

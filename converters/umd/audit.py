@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.converters.umd.params import UmdAuditFile
 from groundbench.core.errors import GroundBenchError
-from groundbench.core.params import UmdAuditFile, load_file
+from groundbench.core.params import load_file
 
 
 @dataclass(frozen=True)

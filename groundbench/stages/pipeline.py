@@ -6,7 +6,6 @@ sample -> convert (per source) -> bake (per config: baselines, validation, shard
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from groundbench.core.errors import GroundBenchError
 from groundbench.core.manifests import read_manifest, sha256_file
 from groundbench.core.parallel import DaskCluster
 from groundbench.core.params import NESTED_SOURCES, SAMPLE, Params, source_root, source_value
-from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, SOURCES, SourceInfo
+from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG, SAMPLES, SOURCES, SourceInfo, load
 from groundbench.core.remote import localise_sources
 from groundbench.core.runner import Context, Source, mark_absent, run
 from groundbench.core.shards import ShardWriter, open_shard, read_table, shard_files
@@ -54,50 +53,26 @@ def clear_leftovers(root: Path) -> None:
 LOCK_FILE = Path("requirements.lock")
 
 
-# The sample writers are imported where they run: the GAPartNet one pulls in the renderer (trimesh,
-# scipy), half a second of start-up that every other stage's process would pay for nothing.
-def _sample_umd(root: Path, params: Params) -> int:
-    from groundbench.converters.umd.sample import write_sample
-
-    knobs = params.sample.umd
-    return write_sample(root / params.sample.root / "umd", knobs.frames_per_tool, knobs.seed)
-
-
-def _sample_gapartnet(root: Path, params: Params) -> int:
-    from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
-
-    knobs = params.sample.gapartnet
-    return write_gapartnet_sample(
-        root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine, map_engine(params)
-    )
+# The sample writers are imported where they run (the registry names them): the GAPartNet one pulls in
+# the renderer (trimesh, scipy), half a second of start-up that every other stage's process would pay for nothing.
+def _sample(name: str) -> Callable[..., int]:
+    writer: Callable[..., int] = load(SAMPLES[name].writer)
+    return writer
 
 
 def _sample_gui(root: Path, params: Params, progress: bool = False) -> int:
-    from groundbench.converters.gui.sample.write import generate
-
-    # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
-    counts = generate(root / params.sample.root / "gui", params.sample.gui, progress=progress)
-    return sum(counts.values())
-
-
-# One entry per source with an embedded sample; each returns how many items it wrote.
-SAMPLERS: dict[str, Callable[[Path, Params], int]] = {
-    "umd": _sample_umd,
-    "gapartnet": _sample_gapartnet,
-    "gui": _sample_gui,
-}
+    return _sample("gui")(root, params, progress)
 
 
 def run_sample(root: Path, params: Params, source: str) -> int:
-    if source not in SAMPLERS:
+    if source not in SAMPLES:
         raise GroundBenchError("params.yaml", f"sample.{source}", "no embedded sample for this source")
-    return SAMPLERS[source](root, params)
+    return _sample(source)(root, params)
 
 
 def build_source(root: Path, params: Params, info: SourceInfo) -> Source[Any, Any]:
     """The registry entry's source, made by its factory (imported only now: a run loads one converter)."""
-    module, _, function = info.factory.partition(":")
-    factory = getattr(importlib.import_module(module), function)
+    factory = load(info.factory)
     source: Source[Any, Any] = factory(Context(root, params, root / INTERIM, info.name))
     return source
 
