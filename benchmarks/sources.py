@@ -160,8 +160,8 @@ def gui_available() -> bool:
 
 
 def build_gui(work: Path, scale: float) -> Built:
-    from groundbench.core.params import load_params
     from groundbench.converters.gui.sample.write import generate
+    from groundbench.core.params import load_params
 
     started = time.perf_counter()
     per_suite = max(2, round(FULL_GUI_PER_SUITE * scale))

@@ -43,7 +43,6 @@ from measure import (  # benchmarks/measure.py: run as a script, this folder is 
     versions,
 )
 
-from groundbench.core.parallel import chunks, worker_count
 from groundbench.converters.umd.sample import (
     CONTAIN,
     CUT,
@@ -61,6 +60,7 @@ from groundbench.converters.umd.sample import (
     draw_labels,
     mat_bytes,
 )
+from groundbench.core.parallel import chunks, worker_count
 
 # The converter (pyarrow, ~175 MB resident) and rich are imported inside the functions that use them:
 # spawned workers re-import this script, and the floor's workers must not pay for the converter.

@@ -614,7 +614,7 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from groundbench.core.registry import SOURCES
+    from groundbench.core.registry import FETCHES, SAMPLES, SOURCES
 
     parser = argparse.ArgumentParser(
         prog="groundbench",
@@ -640,7 +640,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
         "points the source at a folder or null: nothing reads the sample then).",
     )
-    p.add_argument("source", choices=["umd", "gapartnet"], help="which source's sample to write")
+    p.add_argument("source", choices=list(SAMPLES), help="which source's sample to write")  # the registry's samples
     p.add_argument(
         "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
     )
@@ -950,7 +950,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="umd, pointerbench, screenspot, screenspot_v2, screenspot_pro, gapartnet",
+        help=", ".join(FETCHES),  # the registry's fetchable sources
     )
     p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
     p.add_argument("--url", help="umd: a mirror of the official archive")

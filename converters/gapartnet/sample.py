@@ -754,5 +754,5 @@ def write(root: Path, params: Params, progress: bool = False) -> int:
 
     knobs = params.sample.gapartnet
     # Where the views are rendered (params.yaml `engine`), as for every source's map; changes no byte.
-    engine = {"cluster": DaskCluster(params.engine.address)} if params.engine.name == "dask" else {}
+    engine = {"cluster": DaskCluster(params.engine.address, ())} if params.engine.name == "dask" else {}
     return write_sample(root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine, engine)
