@@ -24,7 +24,7 @@ from groundbench.stages.dvcdeps import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGE_FOLDERS = ("groundbench", "converters", "samples", "schemas", "scoring", "loaders", "cards")
+PACKAGE_FOLDERS = ("groundbench", "converters", "schemas", "scoring", "loaders", "cards")
 # Knobs that change no output byte: never a stage parameter (changing them must re-run nothing).
 NO_OUTPUT_KNOBS = {"workers", "window", "frames_per_task", "max_held_bytes"}
 NO_OUTPUT_SECTIONS = {"engine"}  # every knob under these (where the per-item map runs: the same bytes)

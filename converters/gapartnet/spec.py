@@ -102,6 +102,7 @@ SPEC = Folder(
             interim="gapartnet_contrast",
             derived=True,
             row_sources=(),
+            reads_raw=True,
             data=(AUDIT, "data/audits/contrast_pool.yaml"),
             params=(
                 *VERIFY,

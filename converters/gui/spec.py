@@ -132,6 +132,8 @@ SPEC = Folder(
             GuiSampleParams,
             parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"),
             row_sources=("groundbench_gui",),
+            stage="generate_gui",
+            command="bin/groundbench generate-gui --quiet",
         ),
     ),
     sources_params={"gui": (GuiSources, ...)},

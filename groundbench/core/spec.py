@@ -74,6 +74,8 @@ class Sample:
     params: Any = None  # the pydantic model of params.yaml sample.<name> (None: no knobs)
     parts: tuple[str, ...] = ()  # sub-folders read one by one (each gets a marker when the sample is unused)
     row_sources: tuple[str, ...] = ()  # row `source` values of its own (beyond the sources it feeds)
+    stage: str = ""  # its dvc.yaml stage; "" = sample_<name>
+    command: str = ""  # that stage's command; "" = bin/groundbench sample <name>
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class SourceSpec:
     row_sources: tuple[str, ...] | None = None  # row `source` values it writes; None = its name (derived: none)
     # data deps of its convert stage beyond its sample and fetched folders (audit files, ...)
     data: tuple[str, ...] = ()
+    reads_raw: bool = False  # derived: its stage also reads the source's own files (sample and fetched folders)
     params: tuple[str, ...] = ()  # params.yaml keys its convert stage reads beyond sources.* and shards.*
 
 
