@@ -43,27 +43,42 @@ class Stage:
         }
 
 
-def _sample_root(root: Path) -> str:
+def _params_file(root: Path) -> dict[str, Any]:
     import yaml
 
-    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8")) or {}
-    return str((params.get("sample") or {}).get("root", "data/sources/sample"))
+    loaded: dict[str, Any] = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8")) or {}
+    return loaded
+
+
+def _present(raw: dict[str, Any], key: str) -> bool:
+    """Is the dotted ``key`` written in params.yaml? A key left out takes its default from the source's
+    params model, which only its spec's code can change (a code dep): DVC refuses a params key it cannot find."""
+    node: Any = raw
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return False
+        node = node[part]
+    return True
 
 
 def sample_stage_name(sample: Sample) -> str:
     return sample.stage or f"sample_{sample.name}"
 
 
-def sample_stage(sample: Sample, sample_root: str) -> Stage:
+def sample_stage(sample: Sample, sample_root: str, raw: dict[str, Any]) -> Stage:
     fed = [s for s in SPECS if s.sample == sample.name]
     knobs = getattr(sample.params, "model_fields", {})
     return Stage(
         sample.command or f"bin/groundbench sample {sample.name}",
         (),
-        (
-            *(f"sources.{sources_key(s.name)}" for s in fed),
-            "sample.root",
-            *(f"sample.{sample.name}.{k}" for k in knobs if k not in NO_BYTE_KNOBS),
+        tuple(
+            key
+            for key in (
+                *(f"sources.{sources_key(s.name)}" for s in fed),
+                "sample.root",
+                *(f"sample.{sample.name}.{k}" for k in knobs if k not in NO_BYTE_KNOBS),
+            )
+            if _present(raw, key)
         ),
         (f"{sample_root}/{sample.name}",),
     )
@@ -93,28 +108,30 @@ def convert_stage_name(spec: SourceSpec) -> str:
     return f"convert_{group}@{spec.name}" if group else f"convert_{spec.name}"
 
 
-def convert_stage(spec: SourceSpec, sample_root: str) -> Stage:
+def convert_stage(spec: SourceSpec, sample_root: str, raw: dict[str, Any]) -> Stage:
     reads = spec.reads or spec.name
     if spec.derived:
-        raw = _own_files(next(s for s in SPECS if s.name == reads), sample_root) if spec.reads_raw else ()
+        files = _own_files(next(s for s in SPECS if s.name == reads), sample_root) if spec.reads_raw else ()
         cmd = f"bin/groundbench derive {spec.name} --quiet"
-        deps = (*raw, f"data/interim/{reads}", *spec.data)
+        deps = (*files, f"data/interim/{reads}", *spec.data)
     else:
         cmd = f"bin/groundbench convert {spec.name} --quiet"
         deps = (*_own_files(spec, sample_root), *spec.data)
+    keys = (f"sources.{sources_key(reads)}", "sample.root", *spec.params, *SHARDS_PARAMS)
     return Stage(
         cmd,
         deps,
-        (f"sources.{sources_key(reads)}", "sample.root", *spec.params, *SHARDS_PARAMS),
+        tuple(key for key in keys if _present(raw, key)),
         (f"data/interim/{spec.interim or spec.name}",),
     )
 
 
 def expected(root: Path) -> dict[str, Stage]:
     """Every per-source stage instance the specs call for, by its DVC name (``convert_gui@screenspot``)."""
-    sample_root = _sample_root(root)
-    stages = {sample_stage_name(s): sample_stage(s, sample_root) for s in SAMPLES.values()}
-    stages.update({convert_stage_name(s): convert_stage(s, sample_root) for s in SPECS})
+    raw = _params_file(root)
+    sample_root = str(raw["sample"]["root"])
+    stages = {sample_stage_name(s): sample_stage(s, sample_root, raw) for s in SAMPLES.values()}
+    stages.update({convert_stage_name(s): convert_stage(s, sample_root, raw) for s in SPECS})
     return stages
 
 
