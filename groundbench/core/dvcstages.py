@@ -275,6 +275,14 @@ def write(root: Path) -> list[str]:
                 position = max(i for i, d in enumerate(deps) if isinstance(d, str) and d.startswith("data/")) + 1
                 deps.insert(position, f"data/sources/{name}")
                 changed.append(ASSEMBLE)
+    for name in FETCHES:
+        # A fetched source's folder exists before its first fetch: its convert stage depends on it (DVC
+        # refuses a missing dependency); what the fetch and `dvc add` put there stays out of git.
+        folder = root / "data" / "sources" / name
+        if not folder.is_dir():
+            folder.mkdir(parents=True)
+            (folder / ".gitignore").write_text("/tree\n/.download\n")
+            changed.append(f"data/sources/{name}")
     if changed:
         buffer = StringIO()
         yaml.dump(spec, buffer)
