@@ -9,10 +9,11 @@ card test fails until its spec gives a ``card``.
 
 from __future__ import annotations
 
-from groundbench.core.registry import CARDS
+from groundbench.core.registry import BIBTEX, CARDS
 from groundbench.core.spec import Card
 
 SourceInfo = Card  # a line of the table (the name its readers use)
+__all__ = ["BIBTEX", "SOURCES", "SourceInfo", "catalogue_key", "licence_text", "source_info", "source_key"]
 
 GROUNDBENCH_CITATION = "groundbench"
 SAMPLE_SOURCE = "groundbench_sample"  # rows of a config built from an embedded (synthetic) sample

@@ -84,6 +84,7 @@ import json
 from pathlib import Path
 from groundbench.core import dvcstages, registry
 from groundbench.cards.sources import SOURCES as CARD
+from groundbench.cards.render import bibtex_entries
 from groundbench.fetch.catalog import SOURCES as FETCH
 from groundbench.schemas.rules import SOURCES as ROWS
 from groundbench.core.params import load_params
@@ -92,6 +93,7 @@ print(json.dumps({
     "source": registry.SOURCES["tiny"].sample,
     "configs": [c.name for c in registry.CONFIGS],
     "card": CARD["tiny"].title,
+    "cited": [bibtex_entries()[key].splitlines()[0] for key in CARD["tiny"].citations],
     "fetch": [FETCH["tiny"].origin, list(FETCH["tiny"].makes)],
     "rows": list(ROWS),
     "defaults": [params.sources.tiny, params.sample.tiny.images, params.tiny.max_image_pixels],
@@ -111,6 +113,7 @@ def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
     assert shown["source"] == "groundbench.converters.tiny.sample:write"
     assert shown["configs"][-1] == "tiny_points"
     assert shown["card"] == "Tiny test source"
+    assert shown["cited"] == ["@misc{tiny2026,"]  # its BibTeX entry comes with its spec
     assert shown["fetch"] == ["https://example.invalid/tiny.tar.gz", ["tiny_points"]]
     assert "tiny" in shown["rows"]
     assert shown["defaults"] == ["sample", 3, 1_000_000]  # params.yaml has no tiny entry: the model's defaults

@@ -84,6 +84,9 @@ CARDS: dict[str, Card] = {
     **{key: card for f in FOLDERS for key, card in f.cards.items()},
 }
 
+# BibTeX entries the folders bring themselves (the card adds them to cards/citations.bib's).
+BIBTEX: tuple[str, ...] = tuple(entry for f in FOLDERS for entry in f.bibtex)
+
 # What `groundbench fetch NAME` downloads.
 FETCHES: dict[str, Fetch] = {s.name: s.fetch for s in SPECS if s.fetch is not None}
 

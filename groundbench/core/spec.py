@@ -35,7 +35,7 @@ class Card:
 
     title: str
     licence: str
-    citations: tuple[str, ...]  # keys in cards/citations.bib
+    citations: tuple[str, ...]  # BibTeX keys: in cards/citations.bib or the folder's own `bibtex`
     dataset_id: str = ""  # the source's Hub dataset id, for the card's source_datasets
 
 
@@ -110,3 +110,5 @@ class Folder:
     # top-level params.yaml sections: key -> pydantic model (optional when every field has a default)
     sections: dict[str, Any] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)  # card entries that are not sources (shared assets)
+    # BibTeX entries its cards cite that cards/citations.bib does not hold, each as its full text
+    bibtex: tuple[str, ...] = ()
