@@ -31,6 +31,7 @@ SPEC = Folder(
                     "gapartnet",
                     "curated",
                     "one audited object: clean render, its target part and every visible annotated part as candidates",
+                    audit="gapartnet.audit",
                 ),
                 ConfigInfo(
                     "bulk_gapartnet",

@@ -9,7 +9,13 @@ SPEC = Folder(
             "umd",
             "groundbench.converters.umd.convert:source",
             configs=(
-                ConfigInfo("curated_umd", "umd", "curated", "one audited tool, one representative frame, grasp target"),
+                ConfigInfo(
+                    "curated_umd",
+                    "umd",
+                    "curated",
+                    "one audited tool, one representative frame, grasp target",
+                    audit="umd.audit",
+                ),
                 ConfigInfo("bulk_umd", "umd", "bulk", "one (frame, affordance region)"),
             ),
             sample="umd",

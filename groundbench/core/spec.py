@@ -23,6 +23,7 @@ class ConfigInfo:
     stratum: str
     row: str  # what one row is
     interim: str = ""  # folder under data/interim/ holding its rows; "" = the source's converter folder
+    audit: str = ""  # the params.yaml key naming its human-written audit file (published with it), if any
 
     @property
     def interim_folder(self) -> str:

@@ -6,6 +6,7 @@ sample -> convert (per source) -> bake (per config: baselines, validation, shard
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -268,10 +269,16 @@ def baseline_rows(shards: Path) -> list[dict[str, Any]]:
     return rows
 
 
-# Curated configs chosen by a human-written audit file: config -> its params.yaml value.
+# Curated configs chosen by a human-written audit file: config -> its params.yaml value (the specs name the key).
+def _param(params: Params, key: str) -> str:
+    node: Any = params
+    for part in key.split("."):
+        node = getattr(node, part)
+    return str(node)
+
+
 AUDITED: dict[str, Callable[[Params], str]] = {
-    "curated_umd": lambda params: params.umd.audit,
-    "curated_gapartnet": lambda params: params.gapartnet.audit,
+    c.name: functools.partial(_param, key=c.audit) for c in CONFIGS if c.audit
 }
 
 
