@@ -2,7 +2,7 @@
 folders' specs (``converters/<name>/spec.py``, their ``fetch``).
 
 Locations, sizes, pins and licences were read from each source's dataset card, repository or
-host page. Nothing here is fetched at import.
+host page (docs/sources.md, "Real sources", names them). Nothing here is fetched at import.
 """
 
 from __future__ import annotations
