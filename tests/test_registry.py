@@ -113,7 +113,10 @@ def test_a_disagreement_is_found_and_write_repairs_it(tmp_path: Path) -> None:
     (tmp_path / "dvc.yaml").write_text(broken)
     problems = dvcstages.check(tmp_path)
     assert [p.split(":")[0] for p in problems] == ["convert_umd", "convert_gui@screenspot_pro", "bake", "convert_gui"]
-    assert set(dvcstages.write(tmp_path)) == {"convert_umd", "bake", "convert_gui"}
+    # The fetched sources' folders (convert stages depend on them) are made too: this copy has none.
+    fetched = {f"data/sources/{name}" for name in CATALOGUE}
+    assert set(dvcstages.write(tmp_path)) == {"convert_umd", "bake", "convert_gui", *fetched}
+    assert all((tmp_path / folder / ".gitignore").read_text() == "/tree\n/.download\n" for folder in fetched)
     assert dvcstages.check(tmp_path) == []
     # The matrices come back exactly as written by hand; the repaired stage keeps its code deps.
     repaired = (tmp_path / "dvc.yaml").read_text()
