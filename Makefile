@@ -12,8 +12,9 @@ export DVC_NO_ANALYTICS := 1
 # `make build SOURCES=real` first points params.yaml's sources: at the trees `groundbench fetch` brought in
 # (sources not fetched become null: their configs are absent, with the reason); SOURCES=sample goes back.
 SOURCES ?=
-# `make fetch` downloads every source that needs no request form (GAPartNet: groundbench fetch gapartnet --from).
-FETCH ?= umd pointerbench screenspot screenspot_v2 screenspot_pro
+# `make fetch` downloads every source that needs no request form (GAPartNet: groundbench fetch gapartnet --from),
+# as the specs say (converters/<name>/spec.py); read only when `make fetch` runs.
+FETCH ?= $(shell $(BIN)/python -c "from groundbench.fetch.catalog import AUTOMATIC; print(*AUTOMATIC)")
 
 .PHONY: build test test-fast env lint lock clean reliability reliability-faults fetch
 
@@ -61,7 +62,7 @@ reliability-faults: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy groundbench converters samples schemas scoring cards loaders
+	$(BIN)/mypy groundbench converters schemas scoring cards loaders
 	$(BIN)/groundbench dvc-deps --check
 
 # Two fresh venvs: everything (runtime + the dev extra, which includes the eval extra) first, then the runtime

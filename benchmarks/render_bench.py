@@ -23,7 +23,7 @@ import trimesh
 
 from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.renderer import Scene, cast, look_at_camera, spherical_position
-from groundbench.samples.gapartnet import view_scenes
+from groundbench.converters.gapartnet.sample import view_scenes
 
 CASES = ("sample", "sample800", "dense800")
 ENGINES = ("raster", "embree")

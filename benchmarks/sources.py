@@ -23,7 +23,7 @@ from pathlib import Path
 import umd_bench
 
 from groundbench.converters.gapartnet.layout import VIEW_KINDS, VIEW_NAME
-from groundbench.samples.gapartnet import SAMPLE_OBJECTS, write_sample
+from groundbench.converters.gapartnet.sample import SAMPLE_OBJECTS, write_sample
 
 REPO = Path(__file__).resolve().parent.parent  # params.yaml: the sample knobs
 FULL_GAPARTNET_OBJECTS = 1_046
@@ -153,15 +153,15 @@ def _audit_entries() -> dict[str, dict[str, str]]:
 
 def gui_available() -> bool:
     try:
-        import groundbench.samples.gui.write  # noqa: F401
+        import groundbench.converters.gui.sample.write  # noqa: F401
     except ImportError:
         return False
     return True
 
 
 def build_gui(work: Path, scale: float) -> Built:
+    from groundbench.converters.gui.sample.write import generate
     from groundbench.core.params import load_params
-    from groundbench.samples.gui.write import generate
 
     started = time.perf_counter()
     per_suite = max(2, round(FULL_GUI_PER_SUITE * scale))

@@ -43,8 +43,7 @@ from measure import (  # benchmarks/measure.py: run as a script, this folder is 
     versions,
 )
 
-from groundbench.core.parallel import chunks, worker_count
-from groundbench.samples.umd import (
+from groundbench.converters.umd.sample import (
     CONTAIN,
     CUT,
     GRASP,
@@ -61,6 +60,7 @@ from groundbench.samples.umd import (
     draw_labels,
     mat_bytes,
 )
+from groundbench.core.parallel import chunks, worker_count
 
 # The converter (pyarrow, ~175 MB resident) and rich are imported inside the functions that use them:
 # spawned workers re-import this script, and the floor's workers must not pay for the converter.

@@ -13,7 +13,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from groundbench.cards.sources import GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key
+from groundbench.cards.sources import BIBTEX, GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
 if TYPE_CHECKING:
@@ -48,8 +48,10 @@ def _text(name: str) -> str:
 
 
 def bibtex_entries() -> dict[str, str]:
-    """Entries of cards/citations.bib keyed by citation key (comment lines dropped)."""
+    """Entries of cards/citations.bib, then those the source folders' specs bring, keyed by citation key
+    (comment lines dropped)."""
     text = "\n".join(line for line in _text("citations.bib").splitlines() if not line.startswith("%"))
+    text = "\n".join([text, *BIBTEX])
     entries: dict[str, str] = {}
     for chunk in re.split(r"\n(?=@)", text.strip()):
         match = re.match(r"@\w+\{([^,]+),", chunk.strip())

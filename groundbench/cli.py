@@ -389,6 +389,7 @@ def cmd_sources(args: argparse.Namespace) -> int:
 
 
 def cmd_dvc_deps(args: argparse.Namespace) -> int:
+    from groundbench.tools import dvcstages
     from groundbench.tools.dvcdeps import check, matrix, write
 
     root = _root(args)
@@ -399,14 +400,18 @@ def cmd_dvc_deps(args: argparse.Namespace) -> int:
         console.print(summary)
         return 0
     if args.write:
+        # The source stages and foreach matrices first (from the specs), then every stage's code deps.
+        written = dvcstages.write(root)
+        if written:
+            console.print(f"dvc.yaml: stages written from the source specs: {', '.join(written)}")
         changed = write(root)
         console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
         return 0
-    problems = check(root)
+    problems = dvcstages.check(root) + check(root)
     for problem in problems:
         console.print(problem, markup=False, highlight=False, soft_wrap=True)
     if problems:
-        console.print("run `groundbench dvc-deps --write` to regenerate the code deps of dvc.yaml")
+        console.print("run `groundbench dvc-deps --write` to regenerate dvc.yaml's source stages and code deps")
         return 1
     console.print("dvc.yaml: every stage's code deps match the import closure of its command")
     return 0
@@ -509,6 +514,7 @@ class Commands:
 
 def build_parser() -> argparse.ArgumentParser:
     """Every command: the users' first, then the pipeline's stages (their own modules), then the maintainers'."""
+    from groundbench.core.registry import FETCHES
     from groundbench.entry import STAGES
     from groundbench.stages.command import add_stage
 
@@ -682,7 +688,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="umd, pointerbench, screenspot, screenspot_v2, screenspot_pro, gapartnet",
+        help=", ".join(FETCHES),  # the registry's fetchable sources
     )
     p.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
     p.add_argument("--url", help="umd: a mirror of the official archive")
@@ -754,12 +760,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(
         "dvc-deps",
         cmd_dvc_deps,
-        "Compare each dvc.yaml stage's code deps with the import closure of its command (and the package data "
-        "those modules ship); exit 1 on any difference. --write regenerates them (data deps are left alone).",
+        "Compare dvc.yaml with the source specs (each source's stages, the foreach matrices) and each stage's code "
+        "deps with the import closure of its command (and the package data those modules ship); exit 1 on any "
+        "difference. --write regenerates both (hand-written data deps are left alone).",
     )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="compare only (the default)")
-    mode.add_argument("--write", action="store_true", help="rewrite the code deps of dvc.yaml")
+    mode.add_argument("--write", action="store_true", help="rewrite the source stages and the code deps of dvc.yaml")
     mode.add_argument(
         "--matrix", action="store_true", help="print each module file -> the stages editing it re-runs, and a summary"
     )

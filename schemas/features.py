@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+from typing import Any, TypedDict, cast
 
 import pyarrow as pa
 from datasets import Features, Image, List, Value
@@ -503,7 +504,41 @@ def format_version_of(schema: pa.Schema) -> str | None:
     return str(json.loads(raw)["format_version"])
 
 
-def new_record(**fields: object) -> dict[str, object]:
+class Record(TypedDict):
+    """One row as a converter yields it (the columns of ``FEATURES``): what mypy checks at the converter edge.
+
+    Nested structs stay plain dicts (their fields are the schema's); a test holds the keys equal to COLUMNS.
+    """
+
+    example_id: str
+    source: str
+    stratum: str
+    object_id: str | None
+    object_category: str | None
+    image: dict[str, Any] | None  # {"bytes": ..., "path": ...}
+    image_sha256: str | None
+    width: int | None
+    height: int | None
+    render: dict[str, Any] | None
+    object_bbox_xyxy: list[float] | None
+    parts: list[dict[str, Any]]
+    target_part_id: str | None
+    target_action: str | None
+    original_target_part_id: str | None
+    original_action: str | None
+    conditions: list[str]
+    instruction: str | None
+    answer_type: str | None
+    success_rule: dict[str, Any] | None
+    exclusion_tags: list[str]
+    excluded: bool
+    flags: list[str]
+    baselines: dict[str, Any] | None
+    provenance: dict[str, Any] | None
+    extras: dict[str, Any] | None
+
+
+def new_record(**fields: Any) -> Record:
     """A record with every column present: lists empty, the rest null, then ``fields`` applied."""
     unknown = set(fields) - set(COLUMNS)
     if unknown:
@@ -513,4 +548,4 @@ def new_record(**fields: object) -> dict[str, object]:
     }
     record["excluded"] = False
     record.update(fields)
-    return record
+    return cast(Record, record)

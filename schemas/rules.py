@@ -6,6 +6,8 @@ check and the first offending example ids.
 
 from __future__ import annotations
 
+import importlib
+
 import pandera.polars as pa
 import polars as pl
 import pyarrow
@@ -24,7 +26,11 @@ from groundbench.schemas.vocab import (
     STRATA,
 )
 
-SOURCES = ("umd", "gapartnet", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "groundbench_gui")
+# The row `source` values, from the source folders' specs. Loaded by name: the schemas sit below the core.
+ROW_SOURCES = "groundbench.core.registry:ROW_SOURCES"
+SOURCES: tuple[str, ...] = getattr(
+    importlib.import_module(ROW_SOURCES.partition(":")[0]), ROW_SOURCES.partition(":")[2]
+)
 ACTION_VALUES = [*ACTIONS, NO_ACTION]
 
 

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from groundbench.cli import main
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
-from groundbench.samples.umd import write_sample
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
+from groundbench.converters.umd.sample import write_sample
 from tests import builds
 
 REPO = Path(__file__).resolve().parents[1]

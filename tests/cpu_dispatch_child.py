@@ -54,8 +54,8 @@ def dispatch_state() -> dict[str, object]:
 def build(out: Path) -> dict[str, str]:
     from groundbench.converters.gapartnet.contrast import mine_contrast
     from groundbench.converters.gapartnet.convert import convert_gapartnet
+    from groundbench.converters.gapartnet.sample import write_sample
     from groundbench.core.params import load_params
-    from groundbench.samples.gapartnet import write_sample
 
     params = load_params(REPO)
     one_worker = params.gapartnet.model_copy(update={"workers": 1})

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from groundbench.samples.umd import write_sample
+from groundbench.converters.umd.sample import write_sample
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gui"
 UMD_PATH = "/part-affordance/part-affordance-dataset-tools.tar.gz"

@@ -23,6 +23,7 @@ from groundbench.tools.dvcdeps import (
     compact,
     covered,
     imported_names,
+    listed_specs,
     load_layout,
     matrix,
     stage_code,
@@ -30,7 +31,7 @@ from groundbench.tools.dvcdeps import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGE_FOLDERS = ("groundbench", "converters", "samples", "schemas", "scoring", "loaders", "cards")
+PACKAGE_FOLDERS = ("groundbench", "converters", "schemas", "scoring", "loaders", "cards")
 # Knobs that change no output byte: never a stage parameter (changing them must re-run nothing).
 NO_OUTPUT_KNOBS = {"workers", "window", "frames_per_task", "max_held_bytes"}
 NO_OUTPUT_SECTIONS = {"engine"}  # every knob under these (where the per-item map runs: the same bytes)
@@ -140,14 +141,25 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
     umd = command_modules(closure, "groundbench convert umd --quiet")
     assert "groundbench.converters.umd.convert" in umd
     assert "groundbench.converters.umd.records" in umd  # and what the plug-in's module imports
-    assert not any(m.startswith(("groundbench.converters.gui", "groundbench.converters.gapartnet")) for m in umd)
+    # Of the other folders, only what the registry reads on import: their package, spec and params model.
+    assert not {m for m in umd if m.startswith(("groundbench.converters.gui", "groundbench.converters.gapartnet"))} - (
+        spec_modules()
+    )
     gui = command_modules(closure, "groundbench convert screenspot --quiet")
     assert "groundbench.converters.gui.convert" in gui and "groundbench.converters.umd.convert" not in gui
     derived = command_modules(closure, "groundbench derive contrast --quiet")
     assert "groundbench.converters.gapartnet.contrast" in derived
     assert "groundbench.converters.gapartnet.counterfactual" not in derived
     sample = command_modules(closure, "groundbench sample umd")
-    assert "groundbench.samples.umd" in sample and "groundbench.samples.gapartnet" not in sample
+    assert "groundbench.converters.umd.sample" in sample and "groundbench.converters.gapartnet.sample" not in sample
+
+
+def spec_modules() -> set[str]:
+    """The modules the registry's listing loads in every stage: each source folder's package, spec and params."""
+    closure = Closure(REPO, load_layout(REPO))
+    specs = closure.of({ref.partition(":")[0] for ref in listed_specs()})
+    assert specs and all(m.rsplit(".", 1)[-1] not in ("convert", "sample", "records") for m in specs)
+    return specs
 
 
 def _invalidated(path: str) -> set[str]:
@@ -167,7 +179,7 @@ def test_the_user_side_invalidates_no_stage(path: str) -> None:
 def test_one_sources_converter_invalidates_only_that_sources_stages() -> None:
     # What follows convert_umd (bake@curated_umd, ...) re-runs through its data dep, not a code dep.
     assert _invalidated("converters/umd/convert.py") == {"convert_umd"}
-    assert _invalidated("samples/umd.py") == {"sample_umd"}
+    assert _invalidated("converters/umd/sample.py") == {"sample_umd"}
     assert _invalidated("converters/gui/convert.py") == {"convert_gui"}
     assert _invalidated("converters/gapartnet/convert.py") == {"convert_gapartnet"}
 
@@ -236,14 +248,14 @@ def test_compact_lists_a_folder_only_when_every_file_in_it_is_needed() -> None:
     needed = {
         PurePosixPath("groundbench/core/atomic.py"),
         PurePosixPath("groundbench/cli.py"),
-        PurePosixPath("samples/umd.py"),
+        PurePosixPath("converters/umd/sample.py"),
         *prompts,
     }
     assert compact(needed, layout) == [
+        "converters/umd/sample.py",
         "groundbench/cli.py",
         "groundbench/core/atomic.py",
         "loaders/prompts",
-        "samples/umd.py",
     ]
     # One template short of the whole folder: the files one by one.
     partial = needed - {PurePosixPath("loaders/prompts/templates/gui.txt")}

@@ -24,7 +24,7 @@ def _project(root: Path, with_venv: bool) -> Path:
         shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "bin", root / "bin")
     shutil.copytree(REPO / "data" / "audits", root / "data" / "audits")
-    for folder in ("groundbench", "converters", "samples", "schemas", "scoring", "loaders", "cards"):  # code deps
+    for folder in ("groundbench", "converters", "schemas", "scoring", "loaders", "cards"):  # code deps
         shutil.copytree(REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
     if with_venv:  # the checkout's .venv (here: links to the interpreter running the tests)
         (root / ".venv" / "bin").mkdir(parents=True)

@@ -94,7 +94,7 @@ def test_every_source_on_the_cluster_gives_the_local_pools_bytes(
 def test_the_renderer_on_the_cluster_gives_the_local_renders(
     gapartnet_rendered: Path, cluster: str, tmp_path: Path
 ) -> None:
-    from groundbench.samples.gapartnet import write_sample
+    from groundbench.converters.gapartnet.sample import write_sample
 
     views = write_sample(tmp_path / "gapartnet", map_engine={"cluster": DaskCluster(cluster, ())})
     assert views > 1

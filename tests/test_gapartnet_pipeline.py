@@ -13,11 +13,11 @@ from datasets import load_dataset
 from PIL import Image
 
 from groundbench.converters.gapartnet.convert import convert_gapartnet
+from groundbench.converters.gapartnet.sample import WRONG_FRAME_OBJECT, write_sample
 from groundbench.core.geometry import box_iou, mask_box
 from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.errors import GroundBenchError
-from groundbench.samples.gapartnet import WRONG_FRAME_OBJECT, write_sample
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
 from groundbench.stages.paths import HF_FOLDER, SHARDS

@@ -13,11 +13,11 @@ import yaml
 from datasets import load_dataset
 from PIL import Image
 
+from groundbench.converters.gui.params import GuiSampleParams
+from groundbench.converters.gui.sample import fonts
+from groundbench.converters.gui.sample.sheets import COLOURS, STYLES
+from groundbench.converters.gui.sample.write import generate
 from groundbench.core.manifests import read_manifest
-from groundbench.core.params import GuiSampleParams
-from groundbench.samples.gui import fonts
-from groundbench.samples.gui.sheets import COLOURS, STYLES
-from groundbench.samples.gui.write import generate
 from tests.conftest import REPO, digests, run_cli
 
 PARAMS = GuiSampleParams(examples_per_suite=12, frames=("1024x768", "1920x1080"), screenspot_rows=3, seed=0, workers=1)

@@ -20,9 +20,10 @@ from groundbench.converters.gui.convert import (
     convert_screenspot,
     list_items,
 )
+from groundbench.converters.gui.params import GuiParams
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
-from groundbench.core.params import GuiParams, load_params
+from groundbench.core.params import load_params
 from groundbench.core.shards import read_table
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import arrow_schema

@@ -37,6 +37,7 @@ from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, META, SEMAN
 from groundbench.converters.gapartnet.records import Task, convert_object
 from groundbench.converters.gapartnet.render_cli import render_object
 from groundbench.converters.gapartnet.safepickle import safe_load
+from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.converters.gapartnet.views import (
     npz_bytes,
@@ -47,7 +48,6 @@ from groundbench.converters.gapartnet.views import (
 )
 from groundbench.core.params import load_params
 from groundbench.errors import GroundBenchError
-from groundbench.samples.gapartnet import write_sample as write_gapartnet_sample
 from groundbench.schemas.vocab import EXCLUSION_TAGS
 from tests.conftest import REPO, SHARED
 from tests.reliability import CAMPAIGNS, FUZZ, Campaign, _record, mutations, same_constant_pool

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from groundbench.converters.umd.audit import read_audit
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import list_frames
+from groundbench.converters.umd.sample import SAMPLE_TOOLS, draw_labels, mat_bytes
 from groundbench.converters.umd.splits import parse_fold_file, parse_split_file
 from groundbench.core.images import inspect_image
 from groundbench.errors import GroundBenchError
-from groundbench.samples.umd import SAMPLE_TOOLS, draw_labels, mat_bytes
 from tests.reliability import CAMPAIGNS, FUZZ, Campaign, _bomb_png, _record, mutations, same_constant_pool
 
 same_constant_pool()  # before any campaign generates (tests/reliability.py)

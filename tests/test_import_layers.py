@@ -21,7 +21,6 @@ PACKAGES = (
     "evaluate",
     "fetch",
     "converters",
-    "samples",
     "schemas",
     "scoring",
     "loaders",

@@ -15,7 +15,7 @@ import pytest
 from groundbench.converters.gapartnet import raster
 from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.renderer import Scene, cast
-from groundbench.samples.gapartnet import view_scenes
+from groundbench.converters.gapartnet.sample import view_scenes
 
 CAMERA = Camera(np.array([[2.0, 0.0, 2.0], [0.0, 2.0, 2.0], [0.0, 0.0, 1.0]]), np.eye(3), np.zeros(3), 4, 4)
 # Edge-pixel share where the two engines may pick different triangles (measured: 156 of 1,612,800 pixels).

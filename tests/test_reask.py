@@ -28,13 +28,7 @@ from groundbench.converters.gapartnet.contrast import (
 )
 from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.renderer import render_view
-from groundbench.converters.gapartnet.urdf import parse_urdf
-from groundbench.converters.gapartnet.views import load_npz
-from groundbench.core.geometry import box_iou, mask_box
-from groundbench.core.manifests import read_manifest, sha256_bytes
-from groundbench.core.params import load_params
-from groundbench.core.shards import read_table
-from groundbench.samples.gapartnet import (
+from groundbench.converters.gapartnet.sample import (
     CLOSED_POSE_OBJECT,
     HIGHLIGHT_ONLY_OBJECT,
     NO_RENDER_OBJECT,
@@ -44,6 +38,12 @@ from groundbench.samples.gapartnet import (
     WRONG_FRAME_OBJECT,
     _files,
 )
+from groundbench.converters.gapartnet.urdf import parse_urdf
+from groundbench.converters.gapartnet.views import load_npz
+from groundbench.core.geometry import box_iou, mask_box
+from groundbench.core.manifests import read_manifest, sha256_bytes
+from groundbench.core.params import load_params
+from groundbench.core.shards import read_table
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.rules import validate_table
 from groundbench.stages.paths import INTERIM, SHARDS

@@ -9,7 +9,7 @@ import yaml
 
 from groundbench.cli import main
 from groundbench.core.params import Params, validate
-from groundbench.samples.unused import MARKER, unused_reason
+from groundbench.core.sample_marker import MARKER, unused_reason
 from tests.conftest import REPO, digests
 
 

@@ -9,10 +9,10 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import ImageFont
 
+from groundbench.converters.gui.sample.fonts import font_path
 from groundbench.core.registry import BY_NAME
 from groundbench.loaders.published import published_configs
 from groundbench.review.sheet import caption, caption_font, caption_lines, wrap
-from groundbench.samples.gui.fonts import font_path
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.stages.hffolder import TEASER, teaser_png, teaser_rows
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from PIL import Image
 
-from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
+from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
 from tests.conftest import run_cli
 
 INTERIM = Path("data") / "interim"

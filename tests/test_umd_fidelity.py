@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import scipy.io
 
+from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
 from groundbench.core.shards import read_table
-from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
 from groundbench.schemas.vocab import UMD_LABELS
 from tests.conftest import run_cli
 

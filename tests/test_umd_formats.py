@@ -17,6 +17,7 @@ from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import FRAME_FILE, Frame, find_tools_root, list_frames
 from groundbench.converters.umd.records import ParsedFrame, parse_frame
 from groundbench.converters.umd.regions import principal_axis, regions_of, secondary_actions
+from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
 from groundbench.converters.umd.splits import (
     ToolSplits,
     parse_fold_file,
@@ -27,7 +28,6 @@ from groundbench.core.geometry import interior_point
 from groundbench.core.geometry import mask_box as tight_box
 from groundbench.core.images import DEFAULT_MAX_PIXELS, inspect_image
 from groundbench.errors import GroundBenchError
-from groundbench.samples.umd import HEIGHT, WIDTH, mat_bytes
 from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 from tests.conftest import UMD_FIXTURES, needs_shared
 

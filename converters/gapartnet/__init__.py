@@ -2,7 +2,7 @@
 
 Reads the real release layout: per-object asset folders (annotation URDF, link annotations,
 semantics, meta) and rendered views (rgb / segmentation / depth / metafile / bbox). Our own CPU
-renderer (``renderer.py``; ``render_cli.py`` is ``groundbench render``, ``samples/gapartnet.py`` the
+renderer (``renderer.py``; ``render_cli.py`` is ``groundbench render``, ``sample.py`` the
 embedded sample) writes that same render format, so one reader serves both the release and the sample.
 """
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.core.params import GapartnetAuditFile, load_file
+from groundbench.converters.gapartnet.params import GapartnetAuditFile
+from groundbench.core.params import load_file
 from groundbench.errors import GroundBenchError
 
 

@@ -22,6 +22,7 @@ import numpy as np
 from groundbench.converters.gapartnet.annotations import LinkAnnotation
 from groundbench.converters.gapartnet.geometry import Camera
 from groundbench.converters.gapartnet.layout import ObjectFolder
+from groundbench.converters.gapartnet.params import RenderParams
 from groundbench.converters.gapartnet.renderer import (
     FOV_Y_DEGREES,
     RenderedView,
@@ -33,7 +34,6 @@ from groundbench.converters.gapartnet.renderer import (
 from groundbench.converters.gapartnet.urdf import Urdf
 from groundbench.converters.gapartnet.views import ViewMeta
 from groundbench.core import exact
-from groundbench.core.params import RenderParams
 
 RENDERER = "groundbench.converters.gapartnet.renderer"
 PACKAGES = ("embreex", "numpy", "pillow", "trimesh")  # embreex: only engine embree uses it

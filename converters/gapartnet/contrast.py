@@ -67,6 +67,7 @@ from groundbench.converters.gapartnet.layout import (
     find_views,
 )
 from groundbench.converters.gapartnet.mechanics import mechanics_of
+from groundbench.converters.gapartnet.params import ContrastParams, GapartnetParams, RenderParams
 from groundbench.converters.gapartnet.pool import check_pool, write_pool_draft
 from groundbench.converters.gapartnet.reask import (
     BOX_PROJECTION_MISMATCH,
@@ -101,7 +102,7 @@ from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
 from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
 from groundbench.core.parallel import worker_count
-from groundbench.core.params import ContrastParams, GapartnetParams, RenderParams, ShardParams, source_root
+from groundbench.core.params import ShardParams, source_root
 from groundbench.core.paths import inside_root, relative_to
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
 from groundbench.core.shards import iter_batches

@@ -17,6 +17,7 @@ from typing import Any
 
 from groundbench.converters.gapartnet.audit import read_audit
 from groundbench.converters.gapartnet.layout import find_objects, find_views
+from groundbench.converters.gapartnet.params import GapartnetParams
 from groundbench.converters.gapartnet.records import ObjectResult, Task, convert_object
 from groundbench.converters.gapartnet.summary import (
     format_left_out,
@@ -26,7 +27,7 @@ from groundbench.converters.gapartnet.summary import (
     summarize,
 )
 from groundbench.core.parallel import worker_count
-from groundbench.core.params import GapartnetParams, ShardParams, source_root
+from groundbench.core.params import ShardParams, source_root
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, run
 from groundbench.errors import GroundBenchError
 

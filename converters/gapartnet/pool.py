@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.converters.gapartnet.params import ContrastPoolFile
 from groundbench.core.atomic import write_text
-from groundbench.core.params import ContrastPoolFile, load_file
+from groundbench.core.params import load_file
 from groundbench.errors import GroundBenchError
 
 

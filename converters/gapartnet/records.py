@@ -42,6 +42,7 @@ from groundbench.converters.gapartnet.geometry import (
 from groundbench.converters.gapartnet.instances import Assignment, assign_by_overlap, from_pickle
 from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, URDF, ObjectFolder, View
 from groundbench.converters.gapartnet.mechanics import Mechanics, mechanics_of
+from groundbench.converters.gapartnet.params import GapartnetParams
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
 from groundbench.converters.gapartnet.views import (
     ViewMeta,
@@ -52,7 +53,6 @@ from groundbench.converters.gapartnet.views import (
 from groundbench.core.geometry import box_iou, interior_point, mask_box
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
-from groundbench.core.params import GapartnetParams
 from groundbench.core.paths import relative_to
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions

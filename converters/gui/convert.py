@@ -27,12 +27,13 @@ import yaml
 from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION, pointerbench, screenspot
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
+from groundbench.converters.gui.params import GuiParams
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.converters.gui.rows import Candidate, SourceRow, build_record
 from groundbench.core.images import ImageInfo, inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.parallel import worker_count
-from groundbench.core.params import GuiParams, ShardParams, source_root
+from groundbench.core.params import ShardParams, source_root
 from groundbench.core.paths import inside_root, relative_to
 from groundbench.core.runner import Context, Emit, MapOptions, Source, run
 from groundbench.errors import GroundBenchError

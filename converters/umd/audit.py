@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from groundbench.core.params import UmdAuditFile, load_file
+from groundbench.converters.umd.params import UmdAuditFile
+from groundbench.core.params import load_file
 from groundbench.errors import GroundBenchError
 
 

@@ -20,12 +20,13 @@ import pyarrow as pa
 
 from groundbench.converters.umd.audit import Audit, read_audit
 from groundbench.converters.umd.layout import Frame, find_tools_root, list_frames, list_tools
+from groundbench.converters.umd.params import UmdParams
 from groundbench.converters.umd.records import ParsedFrame, bulk_records, curated_record, manifest_entry, parse_frame
 from groundbench.converters.umd.splits import Splits, ToolSplits, read_splits
 from groundbench.core.embed import image_embedder, without_image_bytes
 from groundbench.core.manifests import ManifestEntry
 from groundbench.core.parallel import chunks, worker_count
-from groundbench.core.params import UmdParams, source_root
+from groundbench.core.params import source_root
 from groundbench.core.paths import relative_to
 from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
 from groundbench.core.shards import records_to_batch

@@ -5,154 +5,43 @@ model (``load_params``), nothing restates a default. A bad file fails with one
 :class:`GroundBenchError` naming the file, the dotted key and what was expected (unknown keys
 included, so a typo cannot silently fall back to a default). Relative paths resolve against the
 repository root.
+
+The sources' own models live in their folders (``converters/<name>/params.py``) and are composed here
+from the specs: ``sources:``, ``sample:`` and one top-level section per source folder. A section (or
+``sources:`` entry) whose every key has a default may be left out of the file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, Field, ValidationError, ValidationInfo, create_model, field_validator
 
+from groundbench.core.registry import FOLDERS, NESTED_SOURCES
+from groundbench.core.sections import (  # noqa: F401  (the building blocks, importable from here as before)
+    Count,
+    Degrees,
+    Floor,
+    ListFile,
+    Margin,
+    RenderEngine,
+    Section,
+    Seed,
+    Share,
+    Workers,
+)
 from groundbench.errors import GroundBenchError
 
 PARAMS_FILE = "params.yaml"
 SAMPLE = "sample"
-
-# Sources whose key under `sources:` is nested (sources.gui.<name>); their embedded
-# sample lives in the matching nested folder (<sample.root>/gui/<name>).
-NESTED_SOURCES = {
-    "pointerbench": "gui.pointerbench",
-    "screenspot": "gui.screenspot",
-    "screenspot_v2": "gui.screenspot_v2",
-    "screenspot_pro": "gui.screenspot_pro",
-}
-
-
-class Section(BaseModel):
-    """A mapping of the file: every key required unless given a default here, no unknown key, read-only.
-
-    Strict: a YAML string is never read as a number (``workers: "2"`` is an error, not 2).
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-# params.yaml ------------------------------------------------------------------------------------------
-
-# Every numeric knob has a range; a value outside it is one error naming params.yaml and the key.
-Count = Annotated[int, Field(ge=1)]  # sizes, windows, batches, pixels, bytes: at least one
-Workers = Annotated[int, Field(ge=0)]  # processes; 0 = every core
-Floor = Annotated[int, Field(ge=0)]  # a pixel floor; 0 = none
-Seed = Annotated[int, Field(ge=0)]
-Share = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]  # a fraction of pixels or an IoU
-Margin = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Degrees = Annotated[int | float, Field(allow_inf_nan=False)]
 
 
 class DatasetParams(Section):
     version: str
     date_published: str
     url: str
-
-
-class GuiSources(Section):
-    pointerbench: str | None
-    screenspot: str | None
-    screenspot_v2: str | None
-    screenspot_pro: str | None
-
-
-class GapartnetSources(Section):
-    assets: str | None
-    renders: str | None
-
-
-class SourcesParams(Section):
-    """Where each source is read from: ``sample``, a folder (relative or absolute), or null (left out)."""
-
-    umd: str | None
-    gui: GuiSources
-    gapartnet: GapartnetSources | None
-
-
-class UmdSampleParams(Section):
-    frames_per_tool: Count
-    seed: Seed
-
-
-class GuiSampleParams(Section):
-    examples_per_suite: Count
-    frames: tuple[str, ...]
-    screenspot_rows: Count
-    seed: Seed
-    workers: Workers
-
-    @field_validator("frames", mode="before")
-    @classmethod
-    def _frames_list(cls, value: Any) -> Any:
-        return tuple(value) if isinstance(value, list) else value  # YAML has lists, not tuples
-
-
-RenderEngine = Literal["raster", "embree", "triangle"]  # the GAPartNet renderer's (converters/gapartnet/renderer.py)
-
-
-class GapartnetSampleParams(Section):
-    width: Count
-    height: Count
-    engine: RenderEngine
-
-
-class SampleParams(Section):
-    root: str
-    umd: UmdSampleParams
-    gui: GuiSampleParams
-    gapartnet: GapartnetSampleParams
-
-
-class UmdParams(Section):
-    audit: str
-    workers: Workers
-    window: Count
-    frames_per_task: Count
-    max_image_pixels: Count
-    min_region_pixels: Floor
-
-
-class GuiParams(Section):
-    max_image_pixels: Count
-    workers: Workers
-    window: Count
-    max_held_bytes: Annotated[int, Field(ge=0)]  # 0: hold no image bytes back (drop them, read again)
-
-
-class GapartnetParams(Section):
-    audit: str
-    workers: Workers
-    window: Count
-    iou_min: Share
-    coverage_min: Share
-    instance_coverage_min: Share
-    instance_ambiguity_margin: Margin
-    min_mask_pixels: Floor
-    max_image_pixels: Count
-
-
-class RenderParams(Section):
-    width: Count
-    height: Count
-    # Kept as written (60 stays 60, not 60.0): the values are printed into the manifests' render call.
-    theta: Annotated[int | float, Field(ge=0, le=180, allow_inf_nan=False)]  # polar angle from +z
-    phi: Degrees
-    margin: Annotated[int | float, Field(gt=0, allow_inf_nan=False)]
-    engine: RenderEngine
-
-
-class ContrastParams(Section):
-    pool: str
-    closed_pose_min_mask_share: Share
-    render: RenderParams
 
 
 class EngineParams(Section):
@@ -180,119 +69,81 @@ class ReportParams(Section):
     jpeg_quality: Annotated[int, Field(ge=1, le=100)]
 
 
-class Params(Section):
-    """The whole of ``params.yaml``."""
-
-    dataset: DatasetParams
-    sources: SourcesParams
-    sample: SampleParams
-    umd: UmdParams
-    gui: GuiParams
-    gapartnet: GapartnetParams
-    contrast: ContrastParams
-    engine: EngineParams
-    shards: ShardParams
-    report: ReportParams
+def _defaulted(model: Any) -> Any:
+    """A field for ``model``: optional (its defaults) when every key of it has a default, else required."""
+    fields = getattr(model, "model_fields", None)
+    if fields is not None and not any(f.is_required() for f in fields.values()):
+        return (model, Field(default_factory=model))
+    return (model, ...)
 
 
-# The audit files (human-written, git-tracked) ------------------------------------------------------------
+def _composed() -> tuple[Any, Any, Any]:
+    """``sources:``, ``sample:`` and the whole file, each a model made from the folders' specs."""
+    sources = create_model(  # type: ignore[call-overload]
+        "SourcesParams",
+        __base__=Section,
+        __doc__="Where each source is read from: ``sample``, a folder (relative or absolute), or null (left out).",
+        **{key: entry for folder in FOLDERS for key, entry in folder.sources_params.items()},
+    )
+    sample = create_model(  # type: ignore[call-overload]
+        "SampleParams",
+        __base__=Section,
+        root=(str, ...),
+        **{s.name: _defaulted(s.params) for folder in FOLDERS for s in folder.samples if s.params is not None},
+    )
+    sections = {key: _defaulted(model) for folder in FOLDERS for key, model in folder.sections.items()}
+    params = create_model(  # type: ignore[call-overload]
+        "Params",
+        __base__=Section,
+        __doc__="The whole of ``params.yaml``.",
+        dataset=(DatasetParams, ...),
+        sources=(sources, ...),
+        sample=(sample, ...),
+        **sections,
+        engine=(EngineParams, ...),
+        shards=(ShardParams, ...),
+        report=(ReportParams, ...),
+    )
+    return sources, sample, params
 
 
-class ListFile(Section):
-    """A YAML file holding one list under ``list_key`` (what its readers check beyond types stays there)."""
+if TYPE_CHECKING:
+    # What mypy sees of the composed models: the folders' sections, typed. A new folder runs without an entry
+    # here (the runtime model is composed from its spec); add one for mypy to check its code's attribute reads.
+    from groundbench.converters.gapartnet.params import (
+        ContrastParams,
+        GapartnetParams,
+        GapartnetSampleParams,
+        GapartnetSources,
+    )
+    from groundbench.converters.gui.params import GuiParams, GuiSampleParams, GuiSources
+    from groundbench.converters.umd.params import UmdParams, UmdSampleParams
 
-    list_key: ClassVar[str] = ""
-    shape: ClassVar[str] = ""  # the message when the file is not a mapping holding that list
+    class SourcesParams(Section):
+        umd: str | None
+        gui: GuiSources
+        gapartnet: GapartnetSources | None
 
+    class SampleParams(Section):
+        root: str
+        umd: UmdSampleParams
+        gui: GuiSampleParams
+        gapartnet: GapartnetSampleParams
 
-class UmdAuditTool(Section):
-    tool: str
-    frame: int | None = None  # an explicit frame overrides the rule
-    note: str = ""
+    class Params(Section):
+        dataset: DatasetParams
+        sources: SourcesParams
+        sample: SampleParams
+        umd: UmdParams
+        gui: GuiParams
+        gapartnet: GapartnetParams
+        contrast: ContrastParams
+        engine: EngineParams
+        shards: ShardParams
+        report: ReportParams
 
-    @field_validator("frame")
-    @classmethod
-    def _frame_number(cls, value: int | None) -> int | None:
-        if value is not None and value < 1:
-            raise ValueError(f"expected a frame number >= 1, got {value!r}")
-        return value
-
-
-class UmdAuditFile(ListFile):
-    """``data/audits/curated_umd.yaml``."""
-
-    list_key: ClassVar[str] = "tools"
-    shape: ClassVar[str] = "expected a mapping with a 'tools' list"
-    frame_rule: Literal["hand_labelled", "any"] = "hand_labelled"
-    tools: list[UmdAuditTool]
-
-
-class GapartnetAuditObject(Section):
-    object: str
-    view: str
-    target: str
-    action: str | None = None  # overrides the part-class table for the target
-    note: str = ""
-    exclude: str | None = None  # the auditor's reason for excluding the target
-
-    @field_validator("object", "view", "target", mode="before")
-    @classmethod
-    def _name(cls, value: Any) -> Any:
-        # Unquoted object ids are YAML integers; they name the same folder.
-        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-
-    @field_validator("action")
-    @classmethod
-    def _action(cls, value: str | None) -> str | None:
-        from groundbench.schemas.vocab import ACTIONS
-
-        if value is not None and value not in ACTIONS:
-            raise ValueError(f"expected one of {ACTIONS}, got {value!r}")
-        return value
-
-    @field_validator("exclude")
-    @classmethod
-    def _reason(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("expected the reason for excluding, as text")
-        return value
-
-
-class GapartnetAuditFile(ListFile):
-    """``data/audits/curated_gapartnet.yaml``."""
-
-    list_key: ClassVar[str] = "objects"
-    shape: ClassVar[str] = "expected a mapping with an 'objects' list"
-    objects: list[GapartnetAuditObject]
-
-
-class PoolPair(Section):
-    pair: str  # "<object>/<original part>-><requested part>" (extras.reask.pair_id)
-    # Required: a missing reason is reported by the validator below, saying what a reason is.
-    reason: str = Field(default=None, validate_default=True)
-
-    @field_validator("pair", mode="before")
-    @classmethod
-    def _pair(cls, value: Any) -> Any:
-        if not isinstance(value, str) or "/" not in value or "->" not in value:
-            raise ValueError("expected '<object>/<original>-><requested>'")
-        return value
-
-    @field_validator("reason", mode="before")
-    @classmethod
-    def _text(cls, value: Any) -> Any:
-        # An empty string is a draft's unreviewed pair: it loads, and check_pool refuses it, naming every such pair.
-        if not isinstance(value, str):
-            raise ValueError("expected the reviewer's reason, as text")
-        return value.strip()
-
-
-class ContrastPoolFile(ListFile):
-    """``data/audits/contrast_pool.yaml``."""
-
-    list_key: ClassVar[str] = "pairs"
-    shape: ClassVar[str] = "expected a mapping with a 'pairs' list"
-    pairs: list[PoolPair]
+else:
+    SourcesParams, SampleParams, Params = _composed()
 
 
 # Loading -----------------------------------------------------------------------------------------------

@@ -1,63 +1,31 @@
-"""Which configs exist, which source feeds each, what a row of each is, and which converter builds it.
+"""Which configs exist, which source feeds each, what a row of each is, and which converter builds it:
+made from the source folders' specs (``converters/<name>/spec.py``, listed in ``converters/__init__.py``).
 
-Adding a source format: its folder under ``converters/`` (a ``source(ctx)`` factory returning a
-:class:`groundbench.core.runner.Source`; a sample writer if it embeds a sample),
-one :class:`SourceInfo` line in ``SOURCES`` and one :class:`ConfigInfo` line per config it writes (see
-docs/adding-a-source.md).
+Adding a source format: docs/adding-a-source.md (its folder plus one line in that listing).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from groundbench.core.plugins import load
+from groundbench.core.spec import Card, ConfigInfo, Fetch, Folder, Sample, SourceSpec
 
-@dataclass(frozen=True)
-class ConfigInfo:
-    name: str
-    source: str  # key under `sources:` in params.yaml
-    stratum: str
-    row: str  # what one row is
-    interim: str = ""  # folder under data/interim/ holding its rows; "" = the source's converter folder
+# Named by string, not imported: the specs import the core, so the core loads them as plug-ins.
+LISTING = "groundbench.converters:FOLDERS"
 
-    @property
-    def interim_folder(self) -> str:
-        return self.interim or self.source
+__all__ = ["BY_NAME", "CONFIGS", "DEFAULT_CONFIG", "SOURCES", "ConfigInfo", "SourceInfo"]
 
 
-CONFIGS: tuple[ConfigInfo, ...] = (
-    ConfigInfo("curated_umd", "umd", "curated", "one audited tool, one representative frame, grasp target"),
-    ConfigInfo("bulk_umd", "umd", "bulk", "one (frame, affordance region)"),
-    ConfigInfo("gui_sheets", "pointerbench", "suite", "one spreadsheet screenshot + instruction + point target"),
-    ConfigInfo("gui_text", "pointerbench", "suite", "one document screenshot + instruction + point or box target"),
-    ConfigInfo("gui_pro", "pointerbench", "suite", "one professional-app screenshot + instruction + point target"),
-    ConfigInfo("gui_screenspot", "screenspot", "suite", "one ScreenSpot v1 screenshot + instruction + box"),
-    ConfigInfo("gui_screenspot_v2", "screenspot_v2", "suite", "one ScreenSpot-v2 screenshot + instruction + box"),
-    ConfigInfo("gui_screenspot_pro", "screenspot_pro", "suite", "one ScreenSpot-Pro screenshot + instruction + box"),
-    ConfigInfo(
-        "curated_gapartnet",
-        "gapartnet",
-        "curated",
-        "one audited object: clean render, its target part and every visible annotated part as candidates",
-    ),
-    ConfigInfo("bulk_gapartnet", "gapartnet", "bulk", "one (object, visible target part), target-highlighted render"),
-    ConfigInfo(
-        "counterfactual_gapartnet",
-        "gapartnet",
-        "counterfactual",
-        "one re-ask of a curated object: same image and candidate parts, a non-target part declared the target, "
-        "the original target and action kept",
-        interim="gapartnet_counterfactual",
-    ),
-    ConfigInfo(
-        "contrast_gapartnet",
-        "gapartnet",
-        "contrast",
-        "one (object, original target, contrast part with another action) on a clean render; rows failing a "
-        "check kept, tagged, excluded",
-        interim="gapartnet_contrast",
-    ),
-)
+def _folders() -> tuple[Folder, ...]:
+    return tuple(load(reference) for reference in load(LISTING))
 
+
+FOLDERS: tuple[Folder, ...] = _folders()
+SPECS: tuple[SourceSpec, ...] = tuple(s for f in FOLDERS for s in f.sources)
+SAMPLES: dict[str, Sample] = {sample.name: sample for f in FOLDERS for sample in f.samples}
+
+CONFIGS: tuple[ConfigInfo, ...] = tuple(c for s in SPECS for c in s.configs)
 BY_NAME = {c.name: c for c in CONFIGS}
 DEFAULT_CONFIG = "curated_gapartnet"
 
@@ -71,8 +39,7 @@ class SourceInfo:
     reads: str = ""  # key under `sources:` whose null leaves it out; "" = its name
     interim: str = ""  # folder under data/interim/ it writes; "" = its name
     derived: bool = False  # made by `groundbench derive` from rows other sources converted
-    # "module:function" writing its embedded sample, ``write(root, params, progress=False) -> int`` (root = the
-    # project root); "" = none of its own (derived sources; the GUI sources' is the `generate-gui` stage)
+    # "module:function" writing its embedded sample: write(root, params, progress=False) -> int; "" = none
     sample: str = ""
 
     @property
@@ -84,29 +51,45 @@ class SourceInfo:
         return self.interim or self.name
 
 
-GUI = "groundbench.converters.gui.convert:source"
 SOURCES: dict[str, SourceInfo] = {
-    s.name: s
-    for s in (
-        SourceInfo("umd", "groundbench.converters.umd.convert:source", sample="groundbench.stages.samplers.umd:write"),
-        SourceInfo("pointerbench", GUI),
-        SourceInfo("screenspot", GUI),
-        SourceInfo("screenspot_v2", GUI),
-        SourceInfo("screenspot_pro", GUI),
-        SourceInfo(
-            "gapartnet",
-            "groundbench.converters.gapartnet.convert:source",
-            sample="groundbench.stages.samplers.gapartnet:write",
-        ),
-        SourceInfo(
-            "counterfactual",
-            "groundbench.converters.gapartnet.counterfactual:source",
-            "gapartnet",
-            "gapartnet_counterfactual",
-            derived=True,
-        ),
-        SourceInfo(
-            "contrast", "groundbench.converters.gapartnet.contrast:source", "gapartnet", "gapartnet_contrast", True
-        ),
-    )
+    s.name: SourceInfo(s.name, s.factory, s.reads, s.interim, s.derived, SAMPLES[s.sample].writer if s.sample else "")
+    for s in SPECS
 }
+BY_SPEC: dict[str, SourceSpec] = {s.name: s for s in SPECS}
+
+# Sources whose key under `sources:` is nested (sources.gui.<name>); their embedded sample lives in the
+# matching nested folder (<sample.root>/gui/<name>).
+NESTED_SOURCES: dict[str, str] = {s.name: s.sources_key for s in SPECS if s.sources_key and s.sources_key != s.name}
+
+# The row `source` values a record may carry (schemas/rules.py checks them).
+ROW_SOURCES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            *(name for s in SPECS for name in (s.row_sources if s.row_sources is not None else (s.name,))),
+            *(name for sample in SAMPLES.values() for name in sample.row_sources),
+        ]
+    )
+)
+
+# The card's source table: each source's entry, then the folders' other entries (shared assets, samples).
+CARDS: dict[str, Card] = {
+    **{s.name: s.card for s in SPECS if s.card is not None},
+    **{key: card for f in FOLDERS for key, card in f.cards.items()},
+}
+
+# BibTeX entries the folders bring themselves (the card adds them to cards/citations.bib's).
+BIBTEX: tuple[str, ...] = tuple(entry for f in FOLDERS for entry in f.bibtex)
+
+# What `groundbench fetch NAME` downloads.
+FETCHES: dict[str, Fetch] = {s.name: s.fetch for s in SPECS if s.fetch is not None}
+
+
+def sources_key(name: str) -> str:
+    """A source's key under ``sources:`` in params.yaml (``umd``, ``gui.pointerbench``)."""
+    spec = BY_SPEC.get(name)
+    return (spec.sources_key or spec.name) if spec is not None else name
+
+
+def configs_of(name: str) -> tuple[str, ...]:
+    """The configs a source's rows become: its own, and those derived from it."""
+    return tuple(c.name for s in SPECS if s.name == name or s.reads == name for c in s.configs)

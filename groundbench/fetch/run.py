@@ -18,7 +18,6 @@ from groundbench.core.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.errors import GroundBenchError
 from groundbench.fetch import http, unpack
 from groundbench.fetch.catalog import HTTP, HUB, MANUAL, SourceSpec, spec
-from groundbench.fetch.layout import gapartnet_layout, umd_layout
 from groundbench.fetch.provenance import read_record, source_dir, tree_digest, tree_dir, write_record
 
 DOWNLOADS = ".download"  # partial downloads and Hub staging, resumed by the next run
@@ -67,6 +66,15 @@ def _base_record(s: SourceSpec) -> dict[str, Any]:
     }
 
 
+def _check_layout(s: SourceSpec, tree: Path) -> Any:
+    """The spec's layout hook on the unpacked tree (raises when the converter could not read it); what it found."""
+    if not s.layout:
+        return None
+    from groundbench.core.registry import load
+
+    return load(s.layout)(tree)
+
+
 def _intact(root: Path, record: dict[str, Any] | None) -> bool:
     tree = tree_dir(root, record["source"]) if record else None
     return bool(record and tree and tree.is_dir() and tree_digest(tree) == record["tree"])
@@ -83,8 +91,7 @@ def _fetch_http(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts
         # checksums (gzip CRC and length, zip CRCs) were read to the end; the record and tree.dvc come after.
         with atomic_dir(tree_dir(root, s.name)) as tmp:
             unpack.extract(got.path, tmp)
-            if s.name == "umd":
-                umd_layout(tmp)
+            _check_layout(s, tmp)
             tree = tree_digest(tmp)
     except GroundBenchError:
         shutil.rmtree(downloads, ignore_errors=True)  # bytes that do not unpack are never resumed from
@@ -197,7 +204,7 @@ def _fetch_manual(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, op
                     f"differs from the recorded download {before['sha256']}; pass --update to replace it",
                 )
             unpack.extract(source, tmp)
-        layout = gapartnet_layout(tmp)
+        layout = _check_layout(s, tmp)
         tree = tree_digest(tmp)
     record = _base_record(s) | {
         "origin": s.origin,

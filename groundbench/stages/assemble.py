@@ -4,12 +4,14 @@ version-stamped Parquet files), from the baked shards."""
 from __future__ import annotations
 
 import argparse
+import functools
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from groundbench.core.manifests import sha256_file
 from groundbench.core.params import Params
-from groundbench.core.registry import BY_NAME, DEFAULT_CONFIG
+from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG
 from groundbench.fetch.provenance import source_provenance
 from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
@@ -21,10 +23,17 @@ NAME = "assemble"
 HELP = "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards)."
 PARENTS: tuple[argparse.ArgumentParser, ...] = ()
 
-# Curated configs chosen by a human-written audit file: config -> its params.yaml value.
+
+# Curated configs chosen by a human-written audit file: config -> its params.yaml value (the specs name the key).
+def _param(params: Params, key: str) -> str:
+    node: Any = params
+    for part in key.split("."):
+        node = getattr(node, part)
+    return str(node)
+
+
 AUDITED: dict[str, Callable[[Params], str]] = {
-    "curated_umd": lambda params: params.umd.audit,
-    "curated_gapartnet": lambda params: params.gapartnet.audit,
+    c.name: functools.partial(_param, key=c.audit) for c in CONFIGS if c.audit
 }
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from groundbench.core.plugins import load
+from groundbench.core.registry import SAMPLES
 from groundbench.stages.options import FORCE, QUIET, console, params, root
 from groundbench.stages.unused_sample import skip_unused_sample
 
@@ -22,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return []
+    return [SAMPLES["gui"].writer]
 
 
 def locks(args: argparse.Namespace) -> list[str]:
@@ -36,10 +38,8 @@ def run(args: argparse.Namespace) -> int:
     if args.examples is not None:
         gui = loaded.sample.gui.model_copy(update={"examples_per_suite": args.examples})
         loaded = loaded.model_copy(update={"sample": loaded.sample.model_copy(update={"gui": gui})})
-    from groundbench.samples.gui.write import generate
-
     # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
-    counts = generate(root(args) / loaded.sample.root / "gui", loaded.sample.gui, progress=not args.quiet)
-    written = sum(counts.values())
+    (ref,) = plugins(args)
+    written = load(ref)(root(args), loaded, progress=not args.quiet)
     console.print(f"wrote the generated GUI suites: {written} screenshots (PointerBench format + ScreenSpot files)")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from groundbench.core.plugins import load
-from groundbench.core.registry import SOURCES
+from groundbench.core.registry import SAMPLES
 from groundbench.stages.options import ENGINE, FORCE, console, params, root, with_engine
 from groundbench.stages.unused_sample import skip_unused_sample
 
@@ -15,7 +15,7 @@ HELP = (
     "points the source at a folder or null: nothing reads the sample then)."
 )
 PARENTS = (FORCE, ENGINE)
-SAMPLED = [name for name, info in SOURCES.items() if info.sample]  # GUI's is `generate-gui`
+SAMPLED = list(SAMPLES)  # the registry's samples (GUI's dvc.yaml stage runs it as `generate-gui`)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [SOURCES[args.source].sample]
+    return [SAMPLES[args.source].writer]
 
 
 def locks(args: argparse.Namespace) -> list[str]:

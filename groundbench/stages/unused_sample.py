@@ -1,4 +1,4 @@
-"""A sample stage whose sample nobody reads writes only its marker (samples/unused.py)."""
+"""A sample stage whose sample nobody reads writes only its marker (core/sample_marker.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from groundbench.stages.options import console, root
 
 def skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:
     """When params.yaml reads no part of ``source``'s sample, write its marker instead (unless --force)."""
-    from groundbench.samples.unused import MARKER, marker_parts, unused_reason, write_marker
+    from groundbench.core.sample_marker import MARKER, marker_parts, unused_reason, write_marker
 
     reason = None if args.force else unused_reason(params, source)
     if reason is None:

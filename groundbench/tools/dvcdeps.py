@@ -263,7 +263,21 @@ def command_modules(closure: Closure, command: str) -> set[str]:
     # commands' module by name, for other commands), so it is not followed like the other modules.
     start = _module_level_imports(tree, ENTRY_MODULE) | _function_imports(tree, ENTRY_MODULE, ["main"])
     plugins = {split_ref(ref)[0] for ref in command_plugins(command)}
-    return closure.of(start | {module} | plugins, loaded=[ENTRY_MODULE])
+    found = closure.of(start | {module} | plugins, loaded=[ENTRY_MODULE])
+    if REGISTRY_MODULE in found:  # the registry loads the source folders' specs by name when it is imported
+        found |= closure.of({split_ref(ref)[0] for ref in listed_specs()}, loaded=found)
+    return found
+
+
+REGISTRY_MODULE = "groundbench.core.registry"
+
+
+def listed_specs() -> list[str]:
+    """The references the registry loads on import: the listing of source folders and each folder's spec."""
+    from groundbench.core import registry
+    from groundbench.core.plugins import load
+
+    return [registry.LISTING, *load(registry.LISTING)]
 
 
 def compact(needed: set[PurePosixPath], layout: Layout) -> list[str]:

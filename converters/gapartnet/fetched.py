@@ -1,4 +1,4 @@
-"""Layout checks of a fetched tree: is it what the converter reads?"""
+"""Where a fetched GAPartNet download keeps its objects and renders (the fetch's layout hook, named in spec.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ GAPARTNET_ANNOTATION = "link_annotation_gapartnet.json"
 RENDER_KINDS = ("rgb", "segmentation", "metafile")
 
 
-def gapartnet_layout(tree: Path) -> dict[str, str | None]:
+def check_layout(tree: Path) -> dict[str, str | None]:
     """``assets`` (the folder holding the object folders) and ``renders`` (a folder with rgb/ segmentation/
     metafile/, or None: the release ships none), relative to ``tree``."""
     objects = sorted(p.parent for p in tree.rglob(GAPARTNET_ANNOTATION) if p.parent.name.isdigit())
@@ -36,8 +36,3 @@ def _common_parts(parts: list[tuple[str, ...]]) -> tuple[str, ...]:
             break
         common.append(items[0])
     return tuple(common)
-
-
-def umd_layout(tree: Path) -> None:
-    if not any(p.name == "tools" and p.is_dir() for p in tree.glob("*/tools")) and not (tree / "tools").is_dir():
-        raise GroundBenchError(tree.name, "layout", "no tools/ folder (expected part-affordance-dataset/tools/)")

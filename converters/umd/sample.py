@@ -11,6 +11,7 @@ import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -19,6 +20,9 @@ import scipy.io
 from groundbench.core import exact
 from groundbench.core.atomic import atomic_dir
 from groundbench.schemas.vocab import UMD_CATEGORIES
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 HEIGHT, WIDTH = 480, 640
 MAT_HEADER = b"MATLAB 5.0 MAT-file, written by the GroundBench UMD sample (deterministic header)"
@@ -228,3 +232,9 @@ def write_sample(out: Path, frames_per_tool: int = 6, seed: int = 0) -> int:
                 Path(f"{stem}_label_rank.mat").write_bytes(mat_bytes({"gt_label": _ranks(labels)}))
                 count += 1
     return count
+
+
+def write(root: Path, params: Params, progress: bool = False) -> int:
+    """The uniform sample writer (spec.py names it): <root>/<sample.root>/umd/; returns the frames written."""
+    knobs = params.sample.umd
+    return write_sample(root / params.sample.root / "umd", knobs.frames_per_tool, knobs.seed)

@@ -17,16 +17,19 @@ import functools
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from tqdm import tqdm
 
+from groundbench.converters.gui.params import GuiSampleParams
+from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
+from groundbench.converters.gui.sample.common import Frame, png_bytes, reference_point
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
-from groundbench.core.params import GuiSampleParams
-from groundbench.samples.gui import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
-from groundbench.samples.gui.common import Frame, png_bytes, reference_point
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 SUITES = {"sheets": (sheets.make_example, "gbs"), "text": (text.make_example, "gbt")}
 STAMP = "generator.yaml"
@@ -193,3 +196,9 @@ def generate(out: Path, params: GuiSampleParams, progress: bool = True) -> dict[
         _stamp(pb, params)
         _screenspot_files(tmp, rows, params)
     return counts
+
+
+def write(root: Path, params: Params, progress: bool = False) -> int:
+    """The uniform sample writer (spec.py names it): the four GUI sources' files under <root>/<sample.root>/gui/;
+    returns the screenshots written."""
+    return sum(generate(root / params.sample.root / "gui", params.sample.gui, progress=progress).values())

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from groundbench.converters.gapartnet.urdf import parse_urdf
 from groundbench.core import exact
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 Vec3 = tuple[float, float, float]
 ROOT_RPY: Vec3 = (math.pi / 2, 0.0, -math.pi / 2)  # PartNet-Mobility: world = (-z, -x, y) of the mesh frame
@@ -743,3 +746,13 @@ def write_sample(
         (tmp / "assets" / "meta").mkdir()
         (tmp / "assets" / "meta" / "partnet_all_id_list.txt").write_text("".join(lines))
     return count
+
+
+def write(root: Path, params: Params, progress: bool = False) -> int:
+    """The uniform sample writer (spec.py names it): <root>/<sample.root>/gapartnet/; returns the views written."""
+    from groundbench.core.parallel import DaskCluster
+
+    knobs = params.sample.gapartnet
+    # Where the views are rendered (params.yaml `engine`), as for every source's map; changes no byte.
+    engine = {"cluster": DaskCluster(params.engine.address, ())} if params.engine.name == "dask" else {}
+    return write_sample(root / params.sample.root / "gapartnet", knobs.width, knobs.height, knobs.engine, engine)

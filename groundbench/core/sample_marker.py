@@ -11,7 +11,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.params import NESTED_SOURCES, SAMPLE, Params
+from groundbench.core.params import SAMPLE, Params
+from groundbench.core.registry import SAMPLES
 
 MARKER = "SAMPLE_NOT_USED"
 
@@ -32,7 +33,8 @@ def unused_reason(params: Params, source: str) -> str | None:
 def marker_parts(source: str) -> tuple[str, ...]:
     """The sub-folders a sample's readers depend on one by one (dvc.yaml's ``convert_gui@<name>`` stages
     each declare ``<sample root>/gui/<name>``; DVC refuses a missing dependency), which get a marker too."""
-    return tuple(NESTED_SOURCES) if source == "gui" else ()
+    sample = SAMPLES.get(source)
+    return () if sample is None else sample.parts
 
 
 def write_marker(folder: Path, reason: str, parts: tuple[str, ...] = ()) -> None:

@@ -1,0 +1,152 @@
+"""The four GUI-grounding sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro) and the one generator that
+writes the embedded sample of all four (read by every stage: strings only)."""
+
+from groundbench.converters.gui.params import GuiParams, GuiSampleParams, GuiSources
+from groundbench.core.spec import HUB, Card, ConfigInfo, Fetch, Folder, Sample, SourceSpec
+
+CONVERT = "groundbench.converters.gui.convert:source"
+PARAMS = ("gui.max_image_pixels",)
+
+SPEC = Folder(
+    sources=(
+        SourceSpec(
+            "pointerbench",
+            CONVERT,
+            configs=(
+                ConfigInfo(
+                    "gui_sheets", "pointerbench", "suite", "one spreadsheet screenshot + instruction + point target"
+                ),
+                ConfigInfo(
+                    "gui_text", "pointerbench", "suite", "one document screenshot + instruction + point or box target"
+                ),
+                ConfigInfo(
+                    "gui_pro", "pointerbench", "suite", "one professional-app screenshot + instruction + point target"
+                ),
+            ),
+            sources_key="gui.pointerbench",
+            sample="gui",
+            card=Card(
+                "PointerBench (Sheets, Text, Pro)",
+                "images and annotations CC BY 4.0 (attribution required); evaluation scripts MIT",
+                ("sacco2026pointerbench",),
+                "WarmwindOS/pointerbench",
+            ),
+            fetch=Fetch(
+                title="PointerBench (Sheets, Text, Pro)",
+                kind=HUB,
+                origin="WarmwindOS/pointerbench",
+                licence="images and annotations CC BY 4.0; evaluation scripts MIT",
+                terms="CC BY 4.0: attribution required when redistributing images or annotations",
+                size="372 MB; 1,500 PNG screenshots (500 per suite)",
+                allow=("pointerbench-*/data/test/*",),
+                ignore=("*/__pycache__/*", "*.pyc"),
+            ),
+            params=PARAMS,
+        ),
+        SourceSpec(
+            "screenspot",
+            CONVERT,
+            configs=(
+                ConfigInfo("gui_screenspot", "screenspot", "suite", "one ScreenSpot v1 screenshot + instruction + box"),
+            ),
+            sources_key="gui.screenspot",
+            sample="gui",
+            card=Card(
+                "ScreenSpot (SeeClick)",
+                "Apache-2.0 (SeeClick repository and ScreenSpot dataset card)",
+                ("cheng2024seeclick",),
+            ),
+            fetch=Fetch(
+                title="ScreenSpot (SeeClick), Hugging Face copy in the original layout",
+                kind=HUB,
+                origin="KevinQHLin/ScreenSpot",
+                licence="Apache-2.0 (SeeClick repository); the copy's card states none",
+                terms="Apache-2.0. The official files are on NJU Box (https://box.nju.edu.cn/d/5b8892c1901c4dbeb715/, "
+                "unversioned); this Hub copy keeps their JSON and PNG layout",
+                size="about 0.6 GB; 610 screenshots, 1,272 instructions",
+                allow=("metadata/screenspot_*.json", "images/*"),
+                relocate=(("metadata/", ""),),
+            ),
+            params=PARAMS,
+        ),
+        SourceSpec(
+            "screenspot_v2",
+            CONVERT,
+            configs=(
+                ConfigInfo(
+                    "gui_screenspot_v2", "screenspot_v2", "suite", "one ScreenSpot-v2 screenshot + instruction + box"
+                ),
+            ),
+            sources_key="gui.screenspot_v2",
+            sample="gui",
+            card=Card(
+                "ScreenSpot-v2 (OS-Atlas)",
+                "Apache-2.0 (OS-Copilot/ScreenSpot-v2 dataset card)",
+                ("wu2025osatlas", "cheng2024seeclick"),
+            ),
+            fetch=Fetch(
+                title="ScreenSpot-v2 (OS-Atlas)",
+                kind=HUB,
+                origin="OS-Copilot/ScreenSpot-v2",
+                licence="Apache-2.0 (dataset card)",
+                terms="Apache-2.0",
+                size="1.33 GB zip of screenshots plus 0.3 MB of JSON",
+                allow=("screenspot_*_v2.json", "screenspotv2_image.zip"),
+                unzip=("screenspotv2_image.zip",),
+            ),
+            params=PARAMS,
+        ),
+        SourceSpec(
+            "screenspot_pro",
+            CONVERT,
+            configs=(
+                ConfigInfo(
+                    "gui_screenspot_pro", "screenspot_pro", "suite", "one ScreenSpot-Pro screenshot + instruction + box"
+                ),
+            ),
+            sources_key="gui.screenspot_pro",
+            sample="gui",
+            card=Card(
+                "ScreenSpot-Pro",
+                "MIT (likaixin/ScreenSpot-Pro dataset card; the code repository has no licence file)",
+                ("li2025screenspotpro",),
+            ),
+            fetch=Fetch(
+                title="ScreenSpot-Pro",
+                kind=HUB,
+                origin="likaixin/ScreenSpot-Pro",
+                licence="MIT (dataset card)",
+                terms="MIT",
+                size="about 3.4 GB; 1,581 PNG screenshots, 26 annotation files",
+                allow=("annotations/*.json", "images/*"),
+                ignore=("*.DS_Store",),
+            ),
+            params=PARAMS,
+        ),
+    ),
+    # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
+    samples=(
+        Sample(
+            "gui",
+            "groundbench.converters.gui.sample.write:write",
+            GuiSampleParams,
+            parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"),
+            row_sources=("groundbench_gui",),
+            stage="generate_gui",
+            command="bin/groundbench generate-gui --quiet",
+        ),
+    ),
+    sources_params={"gui": (GuiSources, ...)},
+    sections={"gui": GuiParams},
+    cards={
+        # The embedded GUI sample (`groundbench generate-gui`): rows of every GUI config built from it say
+        # this source. Suite design and file formats follow PointerBench and the ScreenSpot family.
+        # Nothing of PointerBench is read, so nothing of it is cited.
+        "groundbench_gui": Card(
+            "GroundBench generated GUI suites (synthetic embedded sample in PointerBench / ScreenSpot file formats)",
+            "Apache-2.0, like GroundBench's code: generated by GroundBench, no third-party screenshots or "
+            "annotations; glyphs drawn with the DejaVu fonts (Bitstream Vera licence, which allows rendering them)",
+            (),
+        ),
+    },
+)

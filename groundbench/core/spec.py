@@ -1,0 +1,115 @@
+"""What a source folder declares about itself (``converters/<name>/spec.py``).
+
+Every stage imports the specs, so they hold only strings, these dataclasses and pydantic models: code is
+named by ``"module:function"`` and imported only where it runs. The registry, the fetch catalogue, the
+card's source table, the schema's source list, ``params.yaml``'s model and ``dvc.yaml``'s per-source
+stages are made from them (``groundbench.core.registry``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+HTTP = "http"  # one archive over HTTP(S), unpacked
+HUB = "hub"  # a Hugging Face dataset repository, pinned to a commit
+MANUAL = "manual"  # the user downloads it (request form); `--from` checks and unpacks it
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    name: str
+    source: str  # the source whose `sources:` value in params.yaml feeds it
+    stratum: str
+    row: str  # what one row is
+    interim: str = ""  # folder under data/interim/ holding its rows; "" = the source's converter folder
+    audit: str = ""  # the params.yaml key naming its human-written audit file (published with it), if any
+
+    @property
+    def interim_folder(self) -> str:
+        return self.interim or self.source
+
+
+@dataclass(frozen=True)
+class Card:
+    """A line of the card's source table: the material's name, its terms, the BibTeX keys to cite."""
+
+    title: str
+    licence: str
+    citations: tuple[str, ...]  # BibTeX keys: in cards/citations.bib or the folder's own `bibtex`
+    dataset_id: str = ""  # the source's Hub dataset id, for the card's source_datasets
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """Where the real source lives and under which terms (``groundbench fetch NAME``)."""
+
+    title: str
+    kind: str  # HTTP, HUB or MANUAL
+    origin: str  # URL (http), repo id (hub) or request page (manual)
+    licence: str
+    terms: str  # what a user agrees to by downloading; printed before every download
+    size: str  # expected download size, as documented
+    # http: the archive's documented size and sha256 (None: recorded at the first fetch)
+    archive_bytes: int | None = None
+    archive_sha256: str | None = None
+    # hub: files to take (fnmatch on repo paths) and files to skip; archives to unpack in place
+    allow: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unzip: tuple[str, ...] = ()
+    # hub: repo path prefix -> folder in the tree (the converter's layout)
+    relocate: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
+    # "module:function" taking the unpacked tree: raises GroundBenchError when it is not what the converter
+    # reads; a manual source's hook returns the layout it found (kept in the provenance record)
+    layout: str = ""
+    automatic: bool = True  # fetched by `make fetch` (the Makefile's FETCH)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """An embedded sample: synthetic files in the source's on-disk format, written by ``writer``."""
+
+    name: str  # `groundbench sample NAME`; its folder is <sample.root>/<name>/ and its knobs sample.<name>
+    writer: str  # "module:function" with the signature write(root, params, progress=False) -> int
+    params: Any = None  # the pydantic model of params.yaml sample.<name> (None: no knobs)
+    parts: tuple[str, ...] = ()  # sub-folders read one by one (each gets a marker when the sample is unused)
+    row_sources: tuple[str, ...] = ()  # row `source` values of its own (beyond the sources it feeds)
+    stage: str = ""  # its dvc.yaml stage; "" = sample_<name>
+    command: str = ""  # that stage's command; "" = bin/groundbench sample <name>
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """One source: ``groundbench convert NAME`` (or ``derive NAME``) runs its converter through the runner."""
+
+    name: str
+    factory: str  # "module:function" making its runner.Source from a runner.Context (imported when run)
+    configs: tuple[ConfigInfo, ...] = ()
+    sources_key: str = ""  # its key under `sources:` in params.yaml (dotted when nested); "" = its name
+    reads: str = ""  # a derived source: the source whose null leaves it out; "" = its name
+    interim: str = ""  # folder under data/interim/ it writes; "" = its name
+    derived: bool = False  # made by `groundbench derive` from rows other sources converted
+    sample: str = ""  # the name of its embedded sample ("" = none)
+    card: Card | None = None
+    fetch: Fetch | None = None
+    row_sources: tuple[str, ...] | None = None  # row `source` values it writes; None = its name (derived: none)
+    # data deps of its convert stage beyond its sample and fetched folders (audit files, ...)
+    data: tuple[str, ...] = ()
+    reads_raw: bool = False  # derived: its stage also reads the source's own files (sample and fetched folders)
+    params: tuple[str, ...] = ()  # params.yaml keys its convert stage reads beyond sources.* and shards.*
+
+
+@dataclass(frozen=True)
+class Folder:
+    """What ``converters/<name>/spec.py`` exports as ``SPEC``: the folder's sources, samples and params."""
+
+    sources: tuple[SourceSpec, ...]
+    samples: tuple[Sample, ...] = ()
+    # params.yaml `sources:` entries: key -> (type, default); a default makes the entry optional
+    sources_params: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    # top-level params.yaml sections: key -> pydantic model (optional when every field has a default)
+    sections: dict[str, Any] = field(default_factory=dict)
+    cards: dict[str, Card] = field(default_factory=dict)  # card entries that are not sources (shared assets)
+    # BibTeX entries its cards cite that cards/citations.bib does not hold, each as its full text
+    bibtex: tuple[str, ...] = ()

@@ -1,0 +1,146 @@
+"""Adding a source is its folder plus one line (docs/adding-a-source.md), proven on a copy of the repository:
+the fixture tests/fixtures/tiny_source/ goes into converters/tiny/, its spec is listed in converters/__init__.py,
+and nothing else is edited by hand. Its stages are generated into dvc.yaml, `dvc repro` samples, converts and
+bakes its config, and it shows up in the registry, the card's source table and the fetch catalogue.
+
+The copy runs its own code: its ``.venv/bin/groundbench`` (what ``bin/groundbench`` runs) loads the copy's
+folders under the package names pyproject.toml maps them to, with this environment's interpreter."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = REPO / "tests/fixtures/tiny_source"
+COPIED = ("groundbench", "converters", "schemas", "loaders", "cards", "scoring", "bin", "data/audits")
+FILES = ("pyproject.toml", "params.yaml", "dvc.yaml", "requirements.lock", ".dvcignore")
+LINE = '    "groundbench.converters.tiny.spec:SPEC",\n'
+
+# The copy's code under the package names of its pyproject.toml (this environment imports the checkout's).
+BOOT = """\
+import importlib.util, sys, tomllib
+from pathlib import Path
+
+root = Path(__file__).resolve().parents[1]
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__]
+folders = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+for name, folder in sorted(folders.items(), key=lambda item: item[0].count(".")):
+    spec = importlib.util.spec_from_file_location(
+        name, root / folder / "__init__.py", submodule_search_locations=[str(root / folder)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+if sys.argv[1:2] == ["-c"]:
+    exec(sys.argv[2])
+else:
+    from groundbench.cli import main
+
+    sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _copy(project: Path) -> None:
+    for folder in COPIED:
+        shutil.copytree(REPO / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in FILES:
+        shutil.copy(REPO / name, project / name)
+    venv = project / ".venv/bin"
+    venv.mkdir(parents=True)
+    (project / ".venv/boot.py").write_text(BOOT)
+    (venv / "groundbench").write_text(f'#!/bin/sh\nexec "{sys.executable}" "{project}/.venv/boot.py" "$@"\n')
+    (venv / "groundbench").chmod(0o755)
+
+
+def _add_the_source(project: Path) -> None:
+    """The whole procedure of docs/adding-a-source.md: the folder, and one line in the listing."""
+    shutil.copytree(FIXTURE, project / "converters/tiny", ignore=shutil.ignore_patterns("__pycache__"))
+    listing = project / "converters/__init__.py"
+    text = listing.read_text()
+    assert text.count("\n)\n") == 1
+    listing.write_text(text.replace("\n)\n", "\n" + LINE + ")\n"))
+
+
+def _run(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(
+        [str(project / "bin/groundbench"), *args], cwd=project, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _python(project: Path, code: str) -> str:
+    return _run(project, "-c", code).stdout
+
+
+SHOWN = """
+import json
+from pathlib import Path
+from groundbench.core import registry
+from groundbench.tools import dvcstages
+from groundbench.cards.sources import SOURCES as CARD
+from groundbench.cards.render import bibtex_entries
+from groundbench.fetch.catalog import SOURCES as FETCH
+from groundbench.schemas.rules import SOURCES as ROWS
+from groundbench.core.params import load_params
+params = load_params(Path("."))
+print(json.dumps({
+    "source": registry.SOURCES["tiny"].sample,
+    "configs": [c.name for c in registry.CONFIGS],
+    "card": CARD["tiny"].title,
+    "cited": [bibtex_entries()[key].splitlines()[0] for key in CARD["tiny"].citations],
+    "fetch": [FETCH["tiny"].origin, list(FETCH["tiny"].makes)],
+    "rows": list(ROWS),
+    "defaults": [params.sources.tiny, params.sample.tiny.images, params.tiny.max_image_pixels],
+    "check": dvcstages.check(Path(".")),
+}))
+"""
+
+
+@pytest.mark.slow
+def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    _copy(project)
+    params_before = (project / "params.yaml").read_bytes()
+    _add_the_source(project)
+
+    shown = json.loads(_python(project, SHOWN))
+    assert shown["source"] == "groundbench.converters.tiny.sample:write"
+    assert shown["configs"][-1] == "tiny_points"
+    assert shown["card"] == "Tiny test source"
+    assert shown["cited"] == ["@misc{tiny2026,"]  # its BibTeX entry comes with its spec
+    assert shown["fetch"] == ["https://example.invalid/tiny.tar.gz", ["tiny_points"]]
+    assert "tiny" in shown["rows"]
+    assert shown["defaults"] == ["sample", 3, 1_000_000]  # params.yaml has no tiny entry: the model's defaults
+    # dvc.yaml lacks the new source's stages until they are generated; then it agrees with the specs.
+    assert {p.split(":")[0] for p in shown["check"]} == {"sample_tiny", "convert_tiny", "bake", "assemble"}
+    written = _python(
+        project, "from pathlib import Path; from groundbench.tools import dvcstages; print(dvcstages.write(Path('.')))"
+    )
+    assert "convert_tiny" in written and "sample_tiny" in written
+    _run(project, "dvc-deps", "--write")
+    _run(project, "dvc-deps", "--check")
+    assert json.loads(_python(project, SHOWN))["check"] == []
+    assert (project / "params.yaml").read_bytes() == params_before
+
+    # The stages run under DVC: the sample, its conversion, the config's bake.
+    dvc = str(Path(sys.executable).parent / "dvc")
+    subprocess.run([dvc, "init", "--no-scm", "-q"], cwd=project, check=True)
+    repro = subprocess.run([dvc, "repro", "bake@tiny_points"], cwd=project, capture_output=True, text=True)
+    assert repro.returncode == 0, repro.stdout + repro.stderr
+    ran = [line for line in repro.stdout.splitlines() if line.startswith("Running stage")]
+    assert ran == ["Running stage 'sample_tiny':", "Running stage 'convert_tiny':", "Running stage 'bake@tiny_points':"]
+    manifest = (project / "data/manifests/tiny_points.jsonl").read_text()
+    assert manifest.count('"sha256"') >= 3
+    rows = _python(
+        project,
+        "from pathlib import Path; from groundbench.stages.built import config_rows; "
+        "print(config_rows(Path('.'), 'tiny_points'))",
+    )
+    assert rows.strip() == "3"
