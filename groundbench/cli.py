@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -14,18 +13,19 @@ from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
+from groundbench.core.datafolder import DATA_HELP
 from groundbench.core.errors import GroundBenchError
+from groundbench.core.terminal import ResultConsole, quiet_progress
 
 if TYPE_CHECKING:
     from groundbench.core.params import Params
 
 console = Console(stderr=True)
-# Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
-out = Console(width=None if sys.stdout.isatty() else 160)
+out = ResultConsole()  # $COLUMNS, else the terminal's width, else a wide table when piped (core/terminal.py)
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return Path(args.root).resolve()
+    return Path(args.root or ".").resolve()
 
 
 def _params(args: argparse.Namespace) -> Params:
@@ -312,7 +312,7 @@ def _data_folder(args: argparse.Namespace) -> Path:
     its format version is checked before any row is read."""
     from groundbench.core.published import check_format_version, resolve_folder
 
-    folder = resolve_folder(args.data, _root(args))
+    folder = resolve_folder(args.data, None if args.root is None else _root(args))
     check_format_version(folder)
     return folder
 
@@ -621,7 +621,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Build, check and use the GroundBench dataset. Stages are normally run by `dvc repro`.",
     )
     parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
-    parser.add_argument("--root", default=".", help="repository root holding params.yaml and data/ (default: .)")
+    parser.add_argument("--root", help="repository root holding params.yaml and data/ (default: .)")
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -749,11 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="output folder (default: build/preview/CONFIG)")
     p.add_argument("--where", action="append", default=[], metavar="TERM", help=where_help)
     p.add_argument("--side", type=int, default=960, help="longest image side in pixels (default: 960)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
+    p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
         "sheet",
@@ -767,11 +763,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--side", type=int, default=256, help="thumbnail cell size in pixels (default: 256)")
     p.add_argument("--columns", type=int, default=6, help="thumbnails per line (default: 6)")
     p.add_argument("--rows", type=int, default=8, help="lines per page (default: 8)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
+    p.add_argument("--data", help=DATA_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p = add(
         "report",
@@ -793,11 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
     p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
     p.add_argument("--images", type=Path, help="write each requested image here (<sha256>.png/.jpg); lines point at it")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
+    p.add_argument("--data", help=DATA_HELP)
     p = add(
         "score",
         cmd_score,
@@ -825,11 +813,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument(
-        "--data",
-        default="data/groundbench",
-        help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-    )
+    p.add_argument("--data", help=DATA_HELP)
     p = add(
         "compare",
         cmd_compare,
@@ -841,7 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the differences as JSON here")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p.add_argument("--data", help=DATA_HELP)
     from groundbench.results.cli import register_plot, register_results, register_table
 
     register_table(sub)
@@ -894,7 +878,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["full", "rich", "plain", "log", "none"],
         help="inspect's progress display (default: inspect's own on a terminal, log lines otherwise)",
     )
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p.add_argument("--data", help=DATA_HELP)
     p = add(
         "eval-log",
         cmd_eval_log,
@@ -908,7 +892,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the logs answer a deliberate subset (inspect eval --limit): score it as one",
     )
-    p.add_argument("--data", default="data/groundbench", help="the GroundBench folder (default: data/groundbench)")
+    p.add_argument("--data", help=DATA_HELP)
     add(
         "check-card",
         cmd_check_card,
@@ -1007,9 +991,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     safe_streams()
     args = build_parser().parse_args(argv)
-    if not sys.stderr.isatty():  # progress bars of the libraries we call: on a terminal only, never in a log
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    quiet_progress()  # progress bars of the libraries we call: on a terminal only, never in a log
     try:
         with sigterm_unwinds():
             return _run(args)
