@@ -14,8 +14,8 @@ def load_config(config: str, folder: str | Path | None = None, cache_dir: str | 
     """The ``test`` split of one config, from a published folder (a path) or a Hub repo id ``ORG/NAME``.
 
     Without ``folder``: ``$GROUNDBENCH_DATA``, else the ``data/groundbench`` of the checkout this package
-    runs from; never the working directory (the rule of every command's ``--data``). The data's format version is checked against the package's
-    first (a clear error on a mismatch, never a silent misread).
+    runs from; never the working directory (the rule of every command's ``--data``). The data's format
+    version is checked against the package's first (a clear error on a mismatch, never a silent misread).
 
     The config's data files are hashed and checked against the sha256s the card records (a file that
     differs is refused with an error naming it), and the ``datasets`` cache is keyed on that content:
