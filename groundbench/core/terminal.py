@@ -1,10 +1,10 @@
 """A terminal or a log: progress bars only on a terminal, result tables as wide as the reader asks.
 
 A progress bar redraws itself with carriage returns; in a log (``make build``, CI, ``2> file``) every redraw
-is kept, so bars are drawn only when stderr is a terminal: ours (:func:`bar_disabled`) and the libraries'
-(:func:`quiet_progress`). Result tables go to standard output at ``$COLUMNS`` columns when it is set, else
-the terminal's width, else (piped, ``COLUMNS`` unset) :data:`PIPED_WIDTH`: rich's 80 would wrap the score
-table's columns into unreadable cells.
+is kept, so bars are drawn only when stderr is a terminal: ours ask tqdm for that (``disable=None``), the
+libraries' are turned off by :func:`quiet_progress`. Result tables go to standard output at ``$COLUMNS``
+columns when it is set, else the terminal's width, else (piped, ``COLUMNS`` unset) :data:`PIPED_WIDTH`:
+rich's 80 would wrap the score table's columns into unreadable cells.
 """
 
 from __future__ import annotations
@@ -31,11 +31,6 @@ def is_terminal(stream: IO[str] | None) -> bool:
 def interactive() -> bool:
     """Is stderr, where progress bars draw, a terminal?"""
     return is_terminal(sys.stderr)
-
-
-def bar_disabled(progress: bool) -> bool:
-    """tqdm's ``disable`` for our own bars: off when not wanted (``--quiet``) or when stderr is not a terminal."""
-    return not progress or not interactive()
 
 
 def quiet_progress() -> None:
