@@ -14,17 +14,17 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from groundbench import __version__
+from groundbench.core.datafolder import DATA_HELP
+from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.stages.options import QUIET, add_global_options, console
 from groundbench.stages.options import params as _params
 from groundbench.stages.options import root as _root
 
-# Piped or logged output (make build, CI) gets a wide table instead of rich's 80-column default.
-out = Console(width=None if sys.stdout.isatty() else 160)
+out = ResultConsole()  # $COLUMNS, else the terminal's width, else a wide table when piped (core/terminal.py)
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
@@ -169,7 +169,7 @@ def _data_folder(args: argparse.Namespace) -> Path:
     its format version is checked before any row is read."""
     from groundbench.loaders.published import check_format_version, resolve_folder
 
-    folder = resolve_folder(args.data, _root(args))
+    folder = resolve_folder(args.data, None if args.root is None else _root(args))
     check_format_version(folder)
     return folder
 
@@ -455,11 +455,7 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 
 DATA = argparse.ArgumentParser(add_help=False)
-DATA.add_argument(
-    "--data",
-    default="data/groundbench",
-    help="published folder or Hub repo id ORG/NAME (default: data/groundbench)",
-)
+DATA.add_argument("--data", help=DATA_HELP)
 WHERE = argparse.ArgumentParser(add_help=False)
 WHERE.add_argument(
     "--where",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -66,10 +65,9 @@ def run_stage(argv: Sequence[str], name: str) -> int:
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run one command; every failure ends in one ``error:`` line and an exit status (core/failures.py)."""
     from groundbench.core.failures import debug_requested, one_line, sigterm_unwinds
+    from groundbench.core.terminal import quiet_progress
 
-    if not sys.stderr.isatty():  # progress bars of the libraries we call: on a terminal only, never in a log
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+    quiet_progress()  # the libraries' progress bars: on a terminal only, never in a log
     try:
         with sigterm_unwinds():
             return run()

@@ -10,13 +10,15 @@ from groundbench.loaders.published import SPLIT, check_format_version, config_di
 if TYPE_CHECKING:
     from datasets import Dataset
 
+from groundbench.core.terminal import quiet_progress
+
 
 def load_config(config: str, folder: str | Path | None = None, cache_dir: str | Path | None = None) -> Dataset:
     """The ``test`` split of one config, from a published folder (a path) or a Hub repo id ``ORG/NAME``.
 
     Without ``folder``: ``$GROUNDBENCH_DATA``, else the ``data/groundbench`` of the checkout this package
-    runs from; never the working directory. The data's format version is checked against the package's
-    first (a clear error on a mismatch, never a silent misread).
+    runs from; never the working directory (the rule of every command's ``--data``). The data's format
+    version is checked against the package's first (a clear error on a mismatch, never a silent misread).
 
     The config's data files are hashed and checked against the sha256s the card records (a file that
     differs is refused with an error naming it), and the ``datasets`` cache is keyed on that content:
@@ -26,7 +28,8 @@ def load_config(config: str, folder: str | Path | None = None, cache_dir: str | 
     """
     from datasets import load_dataset  # here, not above: the pipeline reads published folders without it
 
-    path = resolve_folder(folder)
+    quiet_progress()  # datasets' bars only on a terminal, never in a script's log
+    path = resolve_folder(folder)  # the one rule of every --data: see groundbench.core.datafolder
     check_format_version(path)
     config_dir(path, config)  # an unpublished config: one clear error naming the configs there are
     key = content_key(path, config)

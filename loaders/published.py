@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,6 +34,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.datafolder import data_location
 from groundbench.core.manifests import sha256_file
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
@@ -46,7 +46,6 @@ CARD = "README.md"
 CHECKSUMS = "SHA256SUMS"  # every other file of a built folder -> sha256 (sha256sum's format; not uploaded)
 CARD_KEY = "groundbench"  # the card's YAML key with format_version, dataset_version and per-config facts
 DATA_FILES_KEY = "data_files_sha256"  # under CARD_KEY: every data file (path in the folder) -> its sha256
-ENV_FOLDER = "GROUNDBENCH_DATA"  # where load_config and the tools look when no folder is given
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -214,33 +213,21 @@ class _FileSet:
 def resolve_folder(spec: str | Path | None, root: Path | None = None) -> Path:
     """A published folder from a local path or a Hub dataset repo id (``ORG/NAME``, downloaded once).
 
-    ``None`` means ``$GROUNDBENCH_DATA``, else the ``data/groundbench`` of the checkout this package
-    runs from, else ``root/data/groundbench``: never the working directory by accident.
+    THE resolver of ``--data`` and of ``load_config``'s folder: ``None`` means ``$GROUNDBENCH_DATA``, else
+    the ``data/groundbench`` of ``root`` (``--root``, when given) or of the checkout this package runs from
+    (:func:`groundbench.core.datafolder.data_location`). A relative path is taken in ``root`` when it lies
+    there, else as given.
     """
-    if spec is None:
-        spec = default_folder(root)
+    spec = data_location(spec, root)
     path = Path(spec)
-    if not path.is_absolute() and root is not None:
-        path = root / path  # relative to the project root given on the command line, as every --root path
+    if not path.is_absolute() and root is not None and (root / path).is_dir():
+        path = root / path
     if path.is_dir():
         return path
     text = str(spec)
     if REPO_ID.match(text) and not path.exists():
         return _download(text, path)
     raise GroundBenchError(path, "folder", "expected a published GroundBench folder (a path) or a Hub repo id ORG/NAME")
-
-
-def default_folder(root: Path | None = None) -> Path:
-    if os.environ.get(ENV_FOLDER):
-        return Path(os.environ[ENV_FOLDER])
-    if root is not None:
-        return root / "data" / "groundbench"
-    checkout = Path(__file__).resolve().parents[2] / "data" / "groundbench"
-    if (checkout / CARD).is_file():
-        return checkout
-    raise GroundBenchError(
-        ENV_FOLDER, "folder", "no folder given: pass a folder or Hub repo id, or set GROUNDBENCH_DATA to one"
-    )
 
 
 def _download(repo_id: str, local: Path) -> Path:

@@ -21,7 +21,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import request
 from groundbench.loaders.published import config_dir, iter_batches
 from groundbench.schemas.request_conditions import is_known, row_allows
-from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.gate import Gate, folder_gate
 
 IMAGE_SUFFIXES = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"))
 
@@ -31,13 +31,21 @@ def image_name(sha256: str, data: bytes) -> str:
     return f"{sha256}{suffix}"
 
 
+def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
+    """The card's manifest sha256 of ``config``, or one error listing the configs a model can be asked
+    (a misspelt config: the same list ``score`` gives)."""
+    if config not in gate.manifest_sha256:
+        names = ", ".join(sorted(gate.manifest_sha256)) or "none"
+        raise GroundBenchError(folder, "config", f"{config!r} is not a config of this folder (configs: {names})")
+    return gate.manifest_sha256[config]
+
+
 def write_requests(folder: Path, config: str, condition: str, out: Path | None, images: Path | None = None) -> int:
     """Write the requests (sorted by example id; excluded rows are never requested); returns how many."""
     if not is_known(condition):
         raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
     gate = folder_gate(folder)
-    if config not in gate.manifest_sha256:
-        raise GroundBenchError(folder / "README.md", f"groundbench.configs.{config}", "expected its manifest_sha256")
+    manifest = manifest_sha256(folder, gate, config)
     lines = []
     written: set[str] = set()
     for batch in iter_batches(config_dir(folder, config)):
@@ -55,7 +63,7 @@ def write_requests(folder: Path, config: str, condition: str, out: Path | None, 
                 image_path = str(images / name)
             line = request(row, config, condition, image_path)
             line["dataset_version"] = gate.dataset_version
-            line["manifest_sha256"] = gate.manifest_sha256[config]
+            line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
         raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")

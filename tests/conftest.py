@@ -68,6 +68,14 @@ def _shared_builds(tmp_path_factory: pytest.TempPathFactory) -> None:
     builds.RUN_DIR = builds.run_dir(tmp_path_factory.getbasetemp())
 
 
+@pytest.fixture(autouse=True)
+def _no_data_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GROUNDBENCH_DATA in the developer's shell would win over every test's --root (core/datafolder.py);
+    a COLUMNS (xdist's workers get COLUMNS=80) would set the width of every result table a test reads."""
+    monkeypatch.delenv("GROUNDBENCH_DATA", raising=False)
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 @pytest.fixture(scope="session")
 def umd_sample(_shared_builds: None) -> Path:
     """A pristine embedded UMD sample (written once per run); copy it before changing anything (``umd_tree``)."""

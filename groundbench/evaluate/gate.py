@@ -12,20 +12,14 @@ from pathlib import Path
 
 from groundbench.errors import GroundBenchError
 from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.requests import manifest_sha256
 
 
 def gate_fields(folder: Path, config: str) -> dict[str, str]:
     """``{"dataset_version", "manifest_sha256"}`` of one config of the published folder."""
     gate = folder_gate(folder)
-    manifest = gate.manifest_sha256.get(config)
     if gate.dataset_version is None:
         raise GroundBenchError(
             Path(folder) / "README.md", "groundbench.dataset_version", "the card names no dataset version"
         )
-    if manifest is None:
-        raise GroundBenchError(
-            Path(folder) / "README.md",
-            f"groundbench.configs.{config}",
-            "the card gives no manifest sha256 for this config",
-        )
-    return {"dataset_version": gate.dataset_version, "manifest_sha256": manifest}
+    return {"dataset_version": gate.dataset_version, "manifest_sha256": manifest_sha256(Path(folder), gate, config)}

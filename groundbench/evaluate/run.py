@@ -79,14 +79,35 @@ def resolve_model(model: str | Model) -> str | Model:
     return model
 
 
+def providers() -> list[str]:
+    """The model providers inspect knows (empty if its registry cannot be read)."""
+    try:  # inspect's registry is not public API: without it the error simply names no providers
+        from inspect_ai._util.registry import registry_find, registry_info, registry_unqualified_name
+
+        found = registry_find(lambda info: info.type == "modelapi")
+        return sorted({registry_unqualified_name(registry_info(api)) for api in found})
+    except (ImportError, AttributeError, TypeError):
+        return []
+
+
 def check_model(model: str | Model, base_url: str | None, model_args: Mapping[str, Any]) -> None:
     """Build the model's client once before any row is read, so a missing key or package fails first, in one line."""
     from inspect_ai._util.error import PrerequisiteError  # not re-exported; the error inspect raises for these
 
     if not isinstance(model, str):
         return
+    provider, slash, name = model.partition("/")
+    if not (provider and slash and name):  # inspect's own ValueError would end in a stack
+        expected = f"inspect's PROVIDER/MODEL, e.g. openai/gpt-4o or {MOCK} (offline)"
+        raise GroundBenchError("command line", "--model", f"expected {expected}, found {model!r}")
     try:
         get_model(model, base_url=base_url, **model_args)
+    except ValueError as exc:
+        known = providers()  # read after get_model, which loads the providers other packages register
+        if provider in known:
+            raise  # the provider's own complaint, not about the name
+        reason = f"inspect knows no provider {provider!r} (providers: {', '.join(known)})" if known else str(exc)
+        raise GroundBenchError("command line", "--model", f"{model!r}: {reason}") from exc
     except PrerequisiteError as exc:
         message = " ".join(re.sub(r"\[/?[a-z ]+\]", "", str(exc)).split())  # drop rich markup and line breaks
         raise GroundBenchError("environment", "--model", f"{model}: {message}") from exc

@@ -20,6 +20,7 @@ from groundbench.evaluate.cache import AnswerLog
 from groundbench.evaluate.gate import gate_fields
 from groundbench.evaluate.predictions import prediction_line
 from groundbench.evaluate.samples import samples
+from groundbench.loaders.published import resolve_folder
 from groundbench.scoring.parse import MALFORMED, STRICT, parse_response
 
 
@@ -54,14 +55,14 @@ def answer_format():
 def groundbench(
     config: str = "curated_gapartnet",
     condition: str = "part_named",
-    folder: str = "data/groundbench",
+    folder: str | None = None,
     max_side: int | None = None,
     answers_folder: str | None = None,
     first: int | None = None,
 ) -> Task:
     """Every row of ``config`` valid under ``condition`` (the ``first`` N by example id), asked with
     GroundBench's prompt and image."""
-    root = Path(folder)
+    root = resolve_folder(folder)  # -T folder=...: a folder or Hub repo id, else what `--data` defaults to
     dataset = MemoryDataset(
         samples(root, config, condition, gate_fields(root, config), max_side, first),
         name=f"{config}-{condition.replace('/', '-')}",

@@ -25,7 +25,10 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-DATA_HELP = "the published GroundBench folder or Hub repo id the runs were scored on (default: data/groundbench)"
+DATA_HELP = (
+    "the published GroundBench folder or Hub repo id the runs were scored on "
+    "(default: $GROUNDBENCH_DATA or the checkout's data/groundbench)"
+)
 
 
 def register_table(sub: Any) -> None:
@@ -40,7 +43,7 @@ def register_table(sub: Any) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN_OR_SCORES", help="scores.json files or run folders")
     p.add_argument("--format", choices=["terminal", "markdown", "latex", "csv"], default="terminal")
     p.add_argument("--out", help="write the table here (markdown, latex, csv); default: standard output")
-    p.add_argument("--data", default="data/groundbench", help=DATA_HELP)
+    p.add_argument("--data", help=DATA_HELP)
 
 
 def register_plot(sub: Any) -> None:
@@ -59,7 +62,7 @@ def register_plot(sub: Any) -> None:
         "--compare", action="append", default=[], metavar="COMPARE_JSON", help="`groundbench compare --json` output"
     )
     p.add_argument("--out", default="build/plots", help="folder for the figures (default: build/plots)")
-    p.add_argument("--data", default="data/groundbench", help=DATA_HELP)
+    p.add_argument("--data", help=DATA_HELP)
 
 
 def register_results(sub: Any) -> None:
@@ -83,4 +86,4 @@ def register_results(sub: Any) -> None:
     e.add_argument("--push", action="store_true", help="open a pull request with the files on --model-repo")
     e.add_argument("--allow-synthetic", action="store_true", help="export scores on a synthetic sample build anyway")
     e.add_argument("--allow-subset", action="store_true", help="export the scores of a deliberate subset anyway")
-    e.add_argument("--data", default="data/groundbench", help=DATA_HELP)
+    e.add_argument("--data", help=DATA_HELP)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ from rich.markup import escape
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
+from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import resolve_folder
 from groundbench.results import plots, table
@@ -33,26 +33,15 @@ from groundbench.results.runs import (
 err = Console(stderr=True)
 
 
-def _root(args: argparse.Namespace) -> Path:
-    return Path(args.root).resolve()
-
-
 def _folder(args: argparse.Namespace) -> Callable[[], Path]:
     def resolve() -> Path:
-        return resolve_folder(args.data, _root(args))
+        return resolve_folder(args.data, None if args.root is None else Path(args.root).resolve())
 
     return resolve
 
 
 def _runs(args: argparse.Namespace) -> list[Run]:
     return load_runs([Path(p) for p in args.runs], _folder(args))
-
-
-def terminal_console() -> Console:
-    """Width from $COLUMNS when set (rich reads it too), else the terminal's; 160 when piped."""
-    columns = os.environ.get("COLUMNS", "")
-    width = int(columns) if columns.isdigit() else (None if sys.stdout.isatty() else 160)
-    return Console(width=width)
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -65,7 +54,7 @@ def cmd_table(args: argparse.Namespace) -> int:
             raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
         for notice in built.notices:
             err.print(escape(notice), style="bold red")
-        terminal_console().print(table.terminal(built))
+        ResultConsole().print(table.terminal(built))
         return 0
     text = {"markdown": table.markdown, "latex": table.latex, "csv": table.to_csv}[args.format](built)
     if args.out is None:

@@ -18,7 +18,7 @@ console = Console(stderr=True)  # what a command says goes to stderr; stdout is 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:
     """``--root`` and ``--debug``: given before the command (``groundbench --root DIR COMMAND ...``)."""
-    parser.add_argument("--root", default=".", help="repository root holding params.yaml and data/ (default: .)")
+    parser.add_argument("--root", help="repository root holding params.yaml and data/ (default: .)")
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -51,7 +51,7 @@ ENGINE.add_argument(
 
 
 def root(args: argparse.Namespace) -> Path:
-    return Path(args.root).resolve()
+    return Path(args.root or ".").resolve()  # None: not given (the --data resolver tells the two apart)
 
 
 def params(args: argparse.Namespace) -> Params:
