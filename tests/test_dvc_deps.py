@@ -302,3 +302,14 @@ def test_params_are_declared_by_exact_key(stage: str, key: str) -> None:
     by_name = {s.name: s for s in dvc_stages(REPO)}
     keys = {k for dep in by_name[stage].deps if hasattr(dep, "params") for k in dep.params}
     assert key in keys
+
+
+def test_a_dep_that_names_nothing_is_reported(tmp_path: Path) -> None:
+    """A module folder that moved is no code dep any more (no package maps it), so --write keeps it: the check
+    names it instead of letting `dvc repro` fail on the missing path."""
+    shutil.copytree(REPO, tmp_path / "repo", ignore=shutil.ignore_patterns(".venv", "data", ".git", ".dvc"))
+    dvc_yaml = tmp_path / "repo" / "dvc.yaml"
+    text = dvc_yaml.read_text()
+    dvc_yaml.write_text(text.replace("    deps:\n", "    deps:\n      - samples/umd.py\n", 1))
+    problems = check(tmp_path / "repo")
+    assert any("dep samples/umd.py does not exist" in p for p in problems), problems

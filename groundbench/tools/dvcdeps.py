@@ -361,6 +361,21 @@ def check(root: Path) -> list[str]:
             problems.append(
                 f"{stage.name}: code deps differ (missing {missing or 'nothing'}; not needed {extra or 'nothing'})"
             )
+    return problems + stale_deps(root)
+
+
+def stale_deps(root: Path) -> list[str]:
+    """Deps outside ``data/`` that name no file or folder: code that moved out of every package folder is no
+    longer a code dep (``--write`` leaves it alone), so it would stay behind and fail ``dvc repro``."""
+    import yaml
+
+    spec = yaml.safe_load((root / "dvc.yaml").read_text())
+    problems = []
+    for name, stage in spec["stages"].items():
+        for dep in stage.get("do", stage).get("deps", []):
+            path = dep if isinstance(dep, str) else next(iter(dep))
+            if "${" not in path and not path.startswith("data/") and not (root / path).exists():
+                problems.append(f"{name}: dep {path} does not exist (moved or removed: delete it from dvc.yaml)")
     return problems
 
 
