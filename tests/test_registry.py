@@ -5,6 +5,7 @@ with them (dvc.yaml checked the way ``groundbench dvc-deps --check`` checks code
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,10 @@ def test_fetch_catalogue_card_and_schema_come_from_the_specs() -> None:
 
 def test_the_makefile_fetches_what_the_catalogue_calls_automatic() -> None:
     out = subprocess.run(
-        ["make", "-n", "fetch", f"BIN={Path(sys.executable).parent}"],
+        ["make", "--no-print-directory", "-n", "fetch", f"BIN={Path(sys.executable).parent}"],
         cwd=REPO,
+        # Run inside `make test`, the parent's MAKEFLAGS would add "Entering/Leaving directory" lines.
+        env={k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")},
         capture_output=True,
         text=True,
         check=True,

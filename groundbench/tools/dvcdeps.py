@@ -365,8 +365,8 @@ def check(root: Path) -> list[str]:
 
 
 def stale_deps(root: Path) -> list[str]:
-    """Deps outside ``data/`` that name no file or folder: code that moved out of every package folder is no
-    longer a code dep (``--write`` leaves it alone), so it would stay behind and fail ``dvc repro``."""
+    """Module or folder deps outside ``data/`` that name nothing: code that moved out of every package folder
+    is no longer a code dep (``--write`` leaves it alone), so it would stay behind and fail ``dvc repro``."""
     import yaml
 
     spec = yaml.safe_load((root / "dvc.yaml").read_text())
@@ -374,7 +374,8 @@ def stale_deps(root: Path) -> list[str]:
     for name, stage in spec["stages"].items():
         for dep in stage.get("do", stage).get("deps", []):
             path = dep if isinstance(dep, str) else next(iter(dep))
-            if "${" not in path and not path.startswith("data/") and not (root / path).exists():
+            code_like = path.endswith(".py") or "/" in path  # a module or a folder's path, not a top-level file
+            if code_like and "${" not in path and not path.startswith("data/") and not (root / path).exists():
                 problems.append(f"{name}: dep {path} does not exist (moved or removed: delete it from dvc.yaml)")
     return problems
 
