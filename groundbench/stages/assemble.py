@@ -21,7 +21,6 @@ from groundbench.stages.paths import BASELINES, HF_FOLDER, LOCK_FILE, MANIFESTS,
 
 NAME = "assemble"
 HELP = "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards)."
-PARENTS: tuple[argparse.ArgumentParser, ...] = ()
 
 
 # Curated configs chosen by a human-written audit file: config -> its params.yaml value (the specs name the key).
@@ -35,18 +34,6 @@ def _param(params: Params, key: str) -> str:
 AUDITED: dict[str, Callable[[Params], str]] = {
     c.name: functools.partial(_param, key=c.audit) for c in CONFIGS if c.audit
 }
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
-
-
-def plugins(args: argparse.Namespace) -> list[str]:
-    return []
-
-
-def locks(args: argparse.Namespace) -> list[str]:
-    return [NAME]
 
 
 def audit_files(root: Path, params: Params) -> dict[str, tuple[str, Path]]:

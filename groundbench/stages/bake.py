@@ -211,15 +211,10 @@ def _link_files(files: list[Path], shards_out: Path) -> None:
 # The `groundbench bake CONFIG...` command (groundbench/stages/command.py).
 NAME = "bake"
 HELP = "Bake per-row baselines into configs, validate them, write shards and manifests."
-PARENTS: tuple[argparse.ArgumentParser, ...] = ()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
-
-
-def plugins(args: argparse.Namespace) -> list[str]:
-    return []
 
 
 def locks(args: argparse.Namespace) -> list[str]:

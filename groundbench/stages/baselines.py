@@ -14,19 +14,6 @@ from groundbench.stages.paths import BASELINES, SHARDS
 
 NAME = "baselines"
 HELP = "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards."
-PARENTS: tuple[argparse.ArgumentParser, ...] = ()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
-
-
-def plugins(args: argparse.Namespace) -> list[str]:
-    return []
-
-
-def locks(args: argparse.Namespace) -> list[str]:
-    return [NAME]
 
 
 def run_baselines(root: Path, params: Params) -> int:

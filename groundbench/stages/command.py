@@ -1,9 +1,10 @@
 """What every stage command shares: its sub-parser from the stage module, and the run around it.
 
-A stage module (``groundbench/stages/<command>.py``) defines ``NAME``, ``HELP``, ``PARENTS`` (shared option
-groups, ``options.py``), ``add_arguments(parser)``, ``plugins(args)`` (the "module:function" references it
-loads for these arguments: ``groundbench dvc-deps`` follows exactly those), ``locks(args)`` (the outputs it
-writes, one run each at a time) and ``run(args) -> int``."""
+A stage module (``groundbench/stages/<command>.py``) defines ``NAME``, ``HELP`` and ``run(args) -> int``, and
+where it needs them: ``PARENTS`` (shared option groups, ``options.py``; default none), ``add_arguments(parser)``
+(default none), ``plugins(args)`` (the "module:function" references it loads for these arguments:
+``groundbench dvc-deps`` follows exactly those; default none) and ``locks(args)`` (the outputs it writes, one
+run each at a time; default ``[NAME]``)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from typing import Any
 def add_stage(sub: Any, module: ModuleType) -> argparse.ArgumentParser:
     """The stage's sub-command under ``sub`` (an argparse sub-parsers action)."""
     parser: argparse.ArgumentParser = sub.add_parser(
-        module.NAME, help=module.HELP, description=module.HELP, parents=list(module.PARENTS)
+        module.NAME, help=module.HELP, description=module.HELP, parents=list(getattr(module, "PARENTS", ()))
     )
-    module.add_arguments(parser)
+    if hasattr(module, "add_arguments"):
+        module.add_arguments(parser)
     parser.set_defaults(stage=module)
     return parser
 
@@ -32,6 +34,16 @@ def run_stage(module: ModuleType, args: argparse.Namespace) -> int:
     if (root(args) / PARAMS_FILE).is_file():
         params(args)  # a bad knob stops the stage before anything (its lock included) is written
     # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
-    with output_locks(root(args), module.locks(args)):
+    with output_locks(root(args), stage_locks(module, args)):
         clear_leftovers(root(args))
         return int(module.run(args))
+
+
+def stage_plugins(module: ModuleType, args: argparse.Namespace) -> list[str]:
+    """The "module:function" references the stage loads for ``args`` (none unless it declares ``plugins``)."""
+    return list(module.plugins(args)) if hasattr(module, "plugins") else []
+
+
+def stage_locks(module: ModuleType, args: argparse.Namespace) -> list[str]:
+    """The outputs the stage locks for ``args`` (its own name unless it declares ``locks``)."""
+    return list(module.locks(args)) if hasattr(module, "locks") else [module.NAME]

@@ -20,14 +20,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="output folder (default: data/report)")
 
 
-def plugins(args: argparse.Namespace) -> list[str]:
-    return []
-
-
-def locks(args: argparse.Namespace) -> list[str]:
-    return [NAME]
-
-
 def run(args: argparse.Namespace) -> int:
     from groundbench.cards.render import synthetic_notice
     from groundbench.core.registry import BY_NAME

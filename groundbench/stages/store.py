@@ -41,19 +41,6 @@ def build_store(store: Path, configs: dict[str, tuple[Path, dict[str, ManifestEn
 # The `groundbench store` command (groundbench/stages/command.py).
 NAME = "store"
 HELP = "Fill the content-addressed image store data/images/ from the shards."
-PARENTS: tuple[argparse.ArgumentParser, ...] = ()
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
-
-
-def plugins(args: argparse.Namespace) -> list[str]:
-    return []
-
-
-def locks(args: argparse.Namespace) -> list[str]:
-    return [NAME]
 
 
 def run_store(root: Path) -> tuple[int, int]:

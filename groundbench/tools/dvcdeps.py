@@ -249,7 +249,9 @@ def command_entry(command: str) -> tuple[str, argparse.Namespace]:
 def command_plugins(command: str) -> list[str]:
     """The "module:function" references the stage loads for this command's arguments."""
     _, args = command_entry(command)
-    return list(args.stage.plugins(args))
+    from groundbench.stages.command import stage_plugins
+
+    return stage_plugins(args.stage, args)
 
 
 def command_modules(closure: Closure, command: str) -> set[str]:
