@@ -456,6 +456,9 @@ def cmd_render(args: argparse.Namespace) -> int:
 
 DATA = argparse.ArgumentParser(add_help=False)
 DATA.add_argument("--data", help=DATA_HELP)
+BOOTSTRAP = argparse.ArgumentParser(add_help=False)  # score and compare: the seeded bootstrap intervals
+BOOTSTRAP.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+BOOTSTRAP.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
 WHERE = argparse.ArgumentParser(add_help=False)
 WHERE.add_argument(
     "--where",
@@ -605,6 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
         "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
         DATA,
+        BOOTSTRAP,
     )
     p.add_argument("predictions", nargs="?", help="predictions JSONL")
     p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
@@ -625,20 +629,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CONFIG",
         help="run oracle/constant/centre-click/best-constant/coverage/echo emitters on CONFIG; exit 1 on deviation",
     )
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p = add(
         "compare",
         cmd_compare,
         "Paired difference between two predictions files on the same rows (missing = failure), with a seeded "
         "bootstrap interval resampled by object (screenshot for GUI).",
         DATA,
+        BOOTSTRAP,
     )
     p.add_argument("a", help="predictions JSONL of model A")
     p.add_argument("b", help="predictions JSONL of model B")
     p.add_argument("--json", type=Path, help="write the differences as JSON here")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
     p = add(
         "preview",
         cmd_preview,
