@@ -25,7 +25,7 @@ from tests.conftest import build_all, umd_project
 
 REPO = Path(__file__).resolve().parents[1]
 CHECKOUT_DATA = REPO / "data" / "groundbench"
-HELP = "(default: $GROUNDBENCH_DATA or the checkout's data/groundbench)"
+HELP = "(default: $GROUNDBENCH_DATA, else data/groundbench of the project you are in, else of the checkout)"
 # Variables that would decide for the command what these tests check.
 UNSET = (
     "GROUNDBENCH_DATA",
@@ -129,6 +129,22 @@ def test_without_data_the_checkout_is_read_never_the_working_directory(folder: P
         line = one_error(result)
         assert line.startswith(f"error: {CHECKOUT_DATA}: folder: no published folder here: build it (`make build`)")
         assert "pass --data FOLDER or ORG/NAME, or set GROUNDBENCH_DATA" in line
+
+
+def test_inside_a_project_its_own_folder_is_read_not_the_checkouts(folder: Path, tmp_path: Path) -> None:
+    """A second clone (or any folder holding params.yaml and dvc.yaml) reads its own build from anywhere in it,
+    though the installed package came from another checkout; unbuilt, the error names its folder."""
+    project = tmp_path / "clone"
+    (project / "sub").mkdir(parents=True)
+    for name in ("params.yaml", "dvc.yaml"):
+        shutil.copy(REPO / name, project / name)
+    args = ("requests", "curated_umd", "--condition", "part_named")
+    line = one_error(groundbench(project / "sub", *args))
+    assert line.startswith(f"error: {project / 'data' / 'groundbench'}: folder: no published folder here"), line
+    shutil.copytree(folder, project / "data" / "groundbench")
+    inside = groundbench(project / "sub", *args)
+    named = groundbench(tmp_path, *args, "--data", str(folder))
+    assert (inside.returncode, inside.stdout) == (0, named.stdout), inside.stderr
 
 
 def test_root_then_the_variable_then_the_option(folder: Path, tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from groundbench.core.datafolder import DATA_DEFAULT
+
 COMMANDS = "groundbench.results.commands"
 
 
@@ -25,10 +27,7 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-DATA_HELP = (
-    "the published GroundBench folder or Hub repo id the runs were scored on "
-    "(default: $GROUNDBENCH_DATA or the checkout's data/groundbench)"
-)
+DATA_HELP = f"the published GroundBench folder or Hub repo id the runs were scored on {DATA_DEFAULT}"
 
 
 def register_table(sub: Any) -> None:
