@@ -20,7 +20,7 @@ FETCH ?= $(shell $(BIN)/python -c "from groundbench.fetch.catalog import AUTOMAT
 
 # requirements.lock: what running GroundBench needs (load, request, score, build); requirements-dev.lock:
 # what developing it adds (tests, lint). `make env` installs both; a user installs only the first.
-$(STAMP): requirements.lock requirements-dev.lock pyproject.toml
+$(STAMP): requirements.lock requirements-dev.lock pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-dev.lock

@@ -59,9 +59,9 @@ def same_constant_pool() -> None:
     imported, the pool is the same whatever a run collected (no Hypothesis internals touched).
     """
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    for name in project["tool"]["setuptools"]["packages"]:
+    for name in project["tool"]["setuptools"]["package-dir"]:  # the top-level folders; setup.py finds the rest
         package = importlib.import_module(name)
-        for module in pkgutil.iter_modules(package.__path__, f"{name}."):
+        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
             if not module.ispkg and not module.name.endswith("__main__"):
                 importlib.import_module(module.name)
 

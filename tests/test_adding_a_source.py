@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests/fixtures/tiny_source"
 COPIED = ("groundbench", "converters", "schemas", "loaders", "cards", "scoring", "bin", "data/audits")
-FILES = ("pyproject.toml", "params.yaml", "dvc.yaml", "requirements.lock", ".dvcignore")
+FILES = ("pyproject.toml", "setup.py", "params.yaml", "dvc.yaml", "requirements.lock", ".dvcignore")
 LINE = '    "groundbench.converters.tiny.spec:SPEC",\n'
 
 # The copy's code under the package names of its pyproject.toml (this environment imports the checkout's).
@@ -144,3 +145,18 @@ def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
         "print(config_rows(Path('.'), 'tiny_points'))",
     )
     assert rows.strip() == "3"
+
+
+def test_the_wheel_carries_the_new_source(tmp_path: Path) -> None:
+    """No package list to extend: the wheel built from the copy (setup.py finds the packages) holds the folder."""
+    project = tmp_path / "project"
+    _copy(project)
+    _add_the_source(project)
+    pip = [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "w")]
+    built = subprocess.run([*pip, str(project)], capture_output=True, text=True, check=False)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (wheel,) = (tmp_path / "w").glob("groundbench-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for module in ("__init__", "spec", "convert", "sample", "params"):
+        assert f"groundbench/converters/tiny/{module}.py" in names, module
+    assert "groundbench/converters/umd/convert.py" in names and "groundbench/loaders/prompts/__init__.py" in names

@@ -1,0 +1,19 @@
+"""The package list, found rather than kept by hand: every folder with an ``__init__.py`` under each folder
+``pyproject.toml``'s ``[tool.setuptools.package-dir]`` maps to a package name, so a new source folder
+(``converters/<name>/``) is in the wheel without a line here or in ``pyproject.toml``. Everything else about
+the build is declared in ``pyproject.toml``."""
+
+import tomllib
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+HERE = Path(__file__).resolve().parent
+FOLDERS = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
+
+PACKAGES = sorted(
+    {name for name in FOLDERS}
+    | {f"{name}.{sub}" for name, folder in FOLDERS.items() for sub in find_packages(str(HERE / folder))}
+)
+
+setup(packages=PACKAGES)
