@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import zipfile
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
