@@ -464,7 +464,7 @@ def render_body(facts: DatasetFacts) -> str:
 
 
 def _type_name(feature: Any) -> str:
-    from datasets import Image, List, Value
+    from groundbench.schemas.types import Image, List, Value
 
     if isinstance(feature, Value):
         return feature.dtype
@@ -478,9 +478,8 @@ def _type_name(feature: Any) -> str:
 
 def field_rows() -> list[str]:
     """The Data Fields table: every field of a published record (dotted paths), its type and description."""
-    from datasets import List
-
     from groundbench.schemas.features import PUBLISHED_FEATURES, description
+    from groundbench.schemas.types import List
 
     lines: list[str] = []
 

@@ -10,15 +10,15 @@ import functools
 import json
 
 import pyarrow as pa
-from datasets import Features, List, Value
 
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
+from groundbench.schemas.types import Columns, List, Value
 
 BASELINES_CONFIG = "baselines"
 BASELINES_KEY = "baseline_id"  # "<config>/<stratum>/<condition>/<baseline>": the sort key
 
-BASELINE_FEATURES = Features(
+BASELINE_FEATURES = Columns(
     {
         "baseline_id": Value("string"),
         "config": Value("string"),
@@ -56,7 +56,7 @@ def baseline_description(path: str) -> str | None:
     return BASELINE_DOC.get(path)
 
 
-@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
+@functools.cache  # one schema object per version: shards compare it on every batch
 def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
     schema = BASELINE_FEATURES.arrow_schema

@@ -1,4 +1,5 @@
-"""The core record as ``datasets.Features``; the Arrow schema is derived from it, never written twice.
+"""The core record's columns (``schemas/types.py``, the ``datasets`` feature types without importing
+``datasets``); the Arrow schema, ``datasets`` metadata included, is derived from them, never written twice.
 
 Coordinates are absolute pixels in the image's own frame, origin top-left, x right, y down, on the
 continuous plane: pixel (col, row) covers [col, col+1) x [row, row+1). A box is [x0, y0, x1, y1]
@@ -13,7 +14,8 @@ import json
 from typing import Any, TypedDict, cast
 
 import pyarrow as pa
-from datasets import Features, Image, List, Value
+
+from groundbench.schemas.types import Columns, Image, List, Value
 
 # Bump on any change to the columns below; stored in every shard's metadata.
 FORMAT_VERSION = "1.2.0"
@@ -324,7 +326,7 @@ REASK_EXTRAS_DOC = {
     "mask_min_pixels": "The closed-pose threshold applied; null when none.",
 }
 
-FEATURES = Features(
+FEATURES = Columns(
     {
         "example_id": _str(),
         "source": _str(),
@@ -452,7 +454,7 @@ NESTED_DOCS["prompts"] = {
     "template_version": "Version of the prompt templates.",
     "template_sha256": "sha256 over the version and every template file the prompt uses.",
 }
-PUBLISHED_FEATURES = Features({**FEATURES, **PUBLISHED_COLUMNS})
+PUBLISHED_FEATURES = Columns({**FEATURES, **PUBLISHED_COLUMNS})
 
 
 def description(path: str) -> str | None:
@@ -464,7 +466,7 @@ def description(path: str) -> str | None:
     return NESTED_DOCS.get(parent, {}).get(name)
 
 
-@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
+@functools.cache  # one schema object per version: shards compare it on every batch
 def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The exact Arrow schema of a shard: HF features metadata plus the format version.
 
@@ -479,7 +481,7 @@ def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     return schema.with_metadata(metadata)
 
 
-@functools.cache  # datasets rebuilds the schema from the features on every call (~10 ms)
+@functools.cache  # one schema object per version: shards compare it on every batch
 def published_arrow_schema(dataset_version: str) -> pa.Schema:
     """The schema of a published Parquet file: the record columns plus ``PUBLISHED_COLUMNS``."""
     schema = PUBLISHED_FEATURES.arrow_schema

@@ -18,13 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from datasets import Image, List, Value
-
 from groundbench.cards.render import groundbench_citation, licence_rows, rai_facts
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_KEY, baseline_description
 from groundbench.schemas.features import PUBLISHED_FEATURES, description
+from groundbench.schemas.types import Image, List, Value
 from groundbench.stages.facts import BaselinesCard, ConfigCard, DatasetFacts
 
 PARQUET_FORMAT = "application/x-parquet"

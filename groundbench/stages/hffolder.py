@@ -63,7 +63,8 @@ def chosen_default(facts: Sequence[ConfigFacts | ConfigCard | BaselinesCard], de
 
 
 def features_of(name: str) -> Features:
-    return BASELINE_FEATURES if name == BASELINES_CONFIG else PUBLISHED_FEATURES
+    """The config's columns as ``datasets.Features``, for the card's ``dataset_info``."""
+    return (BASELINE_FEATURES if name == BASELINES_CONFIG else PUBLISHED_FEATURES).to_datasets()
 
 
 def groundbench_metadata(facts: Sequence[ConfigCard | BaselinesCard], version: str, synthetic: Sequence[str]) -> dict:
