@@ -27,12 +27,17 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-DATA_HELP = f"the published GroundBench folder or Hub repo id the runs were scored on {DATA_DEFAULT}"
+# --data of the three commands, defined once (an argparse parent parser, as groundbench/cli.py's DATA).
+SCORED_ON = argparse.ArgumentParser(add_help=False)
+SCORED_ON.add_argument(
+    "--data", help=f"the published GroundBench folder or Hub repo id the runs were scored on {DATA_DEFAULT}"
+)
 
 
 def register_table(sub: Any) -> None:
     p = sub.add_parser(
         "table",
+        parents=[SCORED_ON],
         help="Models x (config, condition): headline figures with 95%% intervals and the baselines of the same rows.",
         description="Read runs (scores.json files or `groundbench eval` run folders) and print models x (config, "
         "condition) with each headline metric, its 95%% interval and the baselines of the same rows; a dagger "
@@ -42,12 +47,12 @@ def register_table(sub: Any) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN_OR_SCORES", help="scores.json files or run folders")
     p.add_argument("--format", choices=["terminal", "markdown", "latex", "csv"], default="terminal")
     p.add_argument("--out", help="write the table here (markdown, latex, csv); default: standard output")
-    p.add_argument("--data", help=DATA_HELP)
 
 
 def register_plot(sub: Any) -> None:
     p = sub.add_parser(
         "plot",
+        parents=[SCORED_ON],
         help="Figures of runs (PNG + SVG, deterministic): headline figures with intervals and baselines, GUI "
         "breakdowns, a paired-difference forest plot.",
         description="Write, for the runs (scores.json files or run folders): one figure per headline metric "
@@ -61,7 +66,6 @@ def register_plot(sub: Any) -> None:
         "--compare", action="append", default=[], metavar="COMPARE_JSON", help="`groundbench compare --json` output"
     )
     p.add_argument("--out", default="build/plots", help="folder for the figures (default: build/plots)")
-    p.add_argument("--data", help=DATA_HELP)
 
 
 def register_results(sub: Any) -> None:
@@ -69,6 +73,7 @@ def register_results(sub: Any) -> None:
     actions = p.add_subparsers(dest="results_command", required=True, metavar="ACTION")
     e = actions.add_parser(
         "export",
+        parents=[SCORED_ON],
         help="Write a run's Hub eval results (.eval_results/*.yaml, one per task headline); --push opens them "
         "as a pull request on the model repository.",
         description="Write the Hugging Face Hub eval-results entries of one run (.eval_results/*.yaml, one per task "
@@ -85,4 +90,3 @@ def register_results(sub: Any) -> None:
     e.add_argument("--push", action="store_true", help="open a pull request with the files on --model-repo")
     e.add_argument("--allow-synthetic", action="store_true", help="export scores on a synthetic sample build anyway")
     e.add_argument("--allow-subset", action="store_true", help="export the scores of a deliberate subset anyway")
-    e.add_argument("--data", help=DATA_HELP)
