@@ -62,6 +62,10 @@ SPEC = Folder(
                     "(rgb/ segmentation/ metafile/) in the same download, or made with `groundbench render`",
                 ),
                 layout="groundbench.converters.gapartnet.fetched:check_layout",
+                tree_params=(("assets", "assets"), ("renders", "renders")),
+                requires=("renders",),
+                incomplete="the fetched GAPartNet has no rendered views (rgb/ segmentation/ metafile/): the release "
+                "ships object folders only; render views with `groundbench render` and fetch them together",
                 automatic=False,
             ),
             data=(AUDIT,),

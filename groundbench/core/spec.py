@@ -63,6 +63,11 @@ class Fetch:
     # "module:function" taking the unpacked tree: raises GroundBenchError when it is not what the converter
     # reads; a manual source's hook returns the layout it found (kept in the provenance record)
     layout: str = ""
+    # A tree the hook finds folders in: params.yaml ``sources.<key>.<name>`` <- the hook's folder ``<folder>``,
+    # as (name, folder) pairs; () = ``sources.<key>`` is the tree itself.
+    tree_params: tuple[tuple[str, str], ...] = ()
+    requires: tuple[str, ...] = ()  # hook folders without which the tree builds nothing (then every entry is null)
+    incomplete: str = ""  # why such a tree builds nothing and what to do (the configs' absent reason)
     automatic: bool = True  # fetched by `make fetch` (the Makefile's FETCH)
 
 

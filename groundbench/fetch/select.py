@@ -16,7 +16,7 @@ import yaml
 from groundbench.core.atomic import write_text
 from groundbench.core.params import PARAMS_FILE, SAMPLE
 from groundbench.errors import GroundBenchError
-from groundbench.fetch.catalog import SOURCES
+from groundbench.fetch.catalog import MANUAL, SOURCES, SourceSpec
 from groundbench.fetch.provenance import SOURCES_DIR, TREE, read_record, tree_dir
 
 LEAF = re.compile(r"^(?P<indent> +)(?P<key>[A-Za-z_][\w]*):(?P<gap> +)(?P<value>[^#\s][^#]*?)(?P<rest>\s*(#.*)?)$")
@@ -30,13 +30,14 @@ def real_values(root: Path) -> dict[str, Any]:
         record = read_record(root, name)
         fetched = record is not None and tree_dir(root, name).is_dir()
         tree = (SOURCES_DIR / name / TREE).as_posix()
-        if name == "gapartnet":
-            layout = (record or {}).get("layout") or {}
-            ok = fetched and layout.get("renders") is not None
-            values["gapartnet.assets"] = _join(tree, layout.get("assets")) if ok else None
-            values["gapartnet.renders"] = _join(tree, layout.get("renders")) if ok else None
-        else:
+        if not spec.tree_params:
             values[spec.params_key] = tree if fetched else None
+            continue
+        # The folders the layout hook found in the tree (kept in the provenance record).
+        layout = (record or {}).get("layout") or {}
+        usable = fetched and all(layout.get(folder) is not None for folder in spec.requires)
+        for key, folder in spec.tree_params:
+            values[f"{spec.params_key}.{key}"] = _join(tree, layout.get(folder)) if usable else None
     return values
 
 
@@ -45,8 +46,11 @@ def _join(tree: str, rel: str | None) -> str:
 
 
 def sample_values() -> dict[str, Any]:
-    keys = [s.params_key for s in SOURCES.values() if s.name != "gapartnet"]
-    return {**{k: SAMPLE for k in keys}, "gapartnet.assets": SAMPLE, "gapartnet.renders": SAMPLE}
+    return {key: SAMPLE for spec in SOURCES.values() for key in _keys(spec)}
+
+
+def _keys(spec: SourceSpec) -> list[str]:
+    return [f"{spec.params_key}.{key}" for key, _ in spec.tree_params] or [spec.params_key]
 
 
 def _scalar(value: Any) -> str:
@@ -87,10 +91,61 @@ def rewrite_sources(text: str, values: dict[str, Any]) -> str:
                 body = f"{prefix}{' ' * max(1, column - len(prefix))}{comment}" if comment else prefix
                 line = body + ("\n" if line.endswith("\n") else "")
         out.append(line)
-    missing = sorted(set(values) - seen)
-    if missing:
-        raise GroundBenchError(PARAMS_FILE, "sources", f"no line for {missing}; restore the sources: block")
-    return "".join(out)
+    text = "".join(out)
+    for key in sorted(set(values) - seen):  # a source params.yaml leaves to its model's default: add its line
+        text = _insert(text, key, values[key])
+    return text
+
+
+def _insert(text: str, key: str, value: Any) -> str:
+    """``text`` with ``key: value`` added at the end of the deepest block under ``sources:`` that exists
+    (``gui.new`` goes into ``gui:``), the missing parents written as they are needed."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith("sources:")), None)
+    if start is None:
+        raise GroundBenchError(PARAMS_FILE, "sources", f"no sources: block to add {key} to; restore it")
+    parts = key.split(".")
+    end, indent, depth = _block_end(lines, start, 0), 2, 0  # the deepest existing block: its end and child indent
+    for depth in range(len(parts) - 1):
+        found = _child(lines, start + 1, end, indent, parts[depth])
+        if found is None:
+            break
+        if LEAF.match(lines[found].rstrip("\n")):  # `gapartnet: null` where `gapartnet.assets` is needed
+            raise GroundBenchError(PARAMS_FILE, f"sources.{key}", "its parent holds a value; make it a mapping")
+        start, end, indent = found, _block_end(lines, found, indent), indent + 2
+    else:
+        depth = len(parts) - 1
+    added = [f"{' ' * (indent + 2 * i)}{part}:\n" for i, part in enumerate(parts[depth:-1])]
+    added.append(f"{' ' * (indent + 2 * (len(parts) - 1 - depth))}{parts[-1]}: {_scalar(value)}\n")
+    if end and not lines[end - 1].endswith("\n"):
+        lines[end - 1] += "\n"
+    return "".join([*lines[:end], *added, *lines[end:]])
+
+
+def _content(line: str) -> bool:
+    return bool(line.strip()) and not line.lstrip().startswith("#")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _block_end(lines: list[str], start: int, indent: int) -> int:
+    """The index after the last content line of the block opened at ``start`` (its lines indented deeper)."""
+    end = start + 1
+    for i in range(start + 1, len(lines)):
+        if _content(lines[i]):
+            if _indent(lines[i]) <= indent:
+                break
+            end = i + 1
+    return end
+
+
+def _child(lines: list[str], first: int, end: int, indent: int, name: str) -> int | None:
+    for i in range(first, end):
+        if _content(lines[i]) and _indent(lines[i]) == indent and lines[i].strip().split(":")[0] == name:
+            return i
+    return None
 
 
 def use_sources(root: Path, mode: str) -> dict[str, Any]:
@@ -115,17 +170,16 @@ def use_sources(root: Path, mode: str) -> dict[str, Any]:
 
 
 def absent_hint(root: Path, source: str) -> str:
-    """Why a null source is null, for its configs' ABSENT markers: not fetched, or fetched without renders."""
-    name = "gapartnet" if source.startswith("gapartnet") else source
-    if name not in SOURCES:
+    """Why a null source is null, for its configs' ABSENT markers: not fetched, or fetched without what its
+    configs need (the spec's ``incomplete``)."""
+    spec = SOURCES.get(source)
+    if spec is None:
         return ""
-    record = read_record(root, name)
+    record = read_record(root, source)
     if record is None:
-        option = " --from ARCHIVE_OR_FOLDER" if name == "gapartnet" else ""
-        return f"; not fetched (run `groundbench fetch {name}{option}`)"
-    if name == "gapartnet" and not (record.get("layout") or {}).get("renders"):
-        return (
-            "; the fetched GAPartNet has no rendered views (rgb/ segmentation/ metafile/): the release ships "
-            "object folders only; render views with `groundbench render` and fetch them together"
-        )
+        option = " --from ARCHIVE_OR_FOLDER" if spec.kind == MANUAL else ""
+        return f"; not fetched (run `groundbench fetch {source}{option}`)"
+    layout = record.get("layout") or {}
+    if any(not layout.get(folder) for folder in spec.requires):
+        return f"; {spec.incomplete}"
     return ""
