@@ -579,14 +579,14 @@ def e2e_params(source: str | None, built: dict[str, Built], work: Path) -> dict[
     return params
 
 
-SAMPLE_STAGES = ("sample_umd", "generate_gui", "sample_gapartnet")
-
-
 def e2e_template(built: dict[str, Built], work: Path) -> Path:
     """A git copy of the project with the (tiny) sample stages built once, untimed: they are not the
     pipeline, but the later stages read their outputs. Each source's measurement starts from a copy."""
+    from groundbench.core.registry import SAMPLES
+    from groundbench.tools.dvcstages import sample_stage_name
+
     repo = git_copy(work / "e2e_template", e2e_params(None, built, work))
-    for sample in SAMPLE_STAGES:
+    for sample in (sample_stage_name(s) for s in SAMPLES.values()):  # every embedded sample's stage
         subprocess.run(["dvc", "repro", "-s", sample], cwd=repo, env=dvc_env(), check=True, capture_output=True)
     return repo
 
