@@ -692,7 +692,7 @@ def test_field_descriptions_come_from_the_schema(built: Path) -> None:
     expected: list[str] = []
 
     def dotted(prefix: str, feature: object) -> None:
-        from datasets import List
+        from groundbench.schemas.types import List
 
         for name, sub in feature.items():  # type: ignore[attr-defined]
             path = f"{prefix}.{name}" if prefix else name

@@ -36,7 +36,7 @@ def test_highlighted_renders_allow_only_region_conditions() -> None:
 
 def test_arrow_schema_is_derived_from_features_and_carries_the_format_version() -> None:
     schema = arrow_schema()
-    assert Features.from_arrow_schema(schema) == FEATURES
+    assert Features.from_arrow_schema(schema) == FEATURES.to_datasets()  # what datasets reads back
     assert format_version_of(schema) == FORMAT_VERSION
     assert schema.metadata is not None and b"huggingface" in schema.metadata
 
