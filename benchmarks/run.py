@@ -327,7 +327,9 @@ def child_obvious(section_source: str, built: Built, out: str) -> Usage:
         from groundbench.schemas.features import FEATURES
 
         section = next(s for s in SECTIONS if s.source == section_source)
-        dataset = Dataset.from_generator(section.obvious(built), features=FEATURES, cache_dir=f"{out}/cache")
+        dataset = Dataset.from_generator(
+            section.obvious(built), features=FEATURES.to_datasets(), cache_dir=f"{out}/cache"
+        )
         dataset.save_to_disk(f"{out}/saved")
         return {"rows": len(dataset)}
 

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from statistics import median
 from typing import Any
 
@@ -292,8 +292,15 @@ def _entry(config: str, stratum: str, condition: str, baseline: str, value: floa
     }
 
 
-def condition_baselines(config: str, stratum: str, condition: str, rows: Sequence[Row]) -> list[dict]:
-    """The baseline rows of one (config, stratum, condition) over the rows being scored."""
+def condition_baselines(
+    config: str,
+    stratum: str,
+    condition: str,
+    rows: Sequence[Row],
+    constants: Callable[[Sequence[Row], float | None], dict[str, int]] | None = None,
+) -> list[dict]:
+    """The baseline rows of one (config, stratum, condition) over the rows being scored; ``constants``
+    computes :func:`localization_constants` (``config_baselines`` passes one that remembers its results)."""
     if condition == GUI:
         hits = sum(center_click_hit(r) for r in rows)
         return [_entry(config, stratum, condition, "center_click", rate(hits, len(rows)), len(rows))]
@@ -345,7 +352,7 @@ def condition_baselines(config: str, stratum: str, condition: str, rows: Sequenc
         _entry(config, stratum, condition, "localization_tau", tau, len(image_d), tau=tau),
     ]
     geometry = region_geometry(rows)
-    for name, value in localization_constants(rows, tau).items():
+    for name, value in (constants or localization_constants)(rows, tau).items():
         detail = geometry if name.endswith("_in_target_region") else None
         entries.append(_entry(config, stratum, condition, name, rate(value, n), n, tau=tau, detail=detail))
     for name, distances in (("image_center", image_d), ("object_center", object_d)):
@@ -397,9 +404,27 @@ def config_baselines(config: str, rows: Sequence[Row]) -> list[dict]:
     by_stratum: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         by_stratum[row["stratum"]].append(row)
+    constants = _remembered(localization_constants)
     for stratum in sorted(by_stratum):
         members = by_stratum[stratum]
         conditions = sorted({c for r in members for c in conditions_of(r)})
         for condition in conditions:
-            out.extend(condition_baselines(config, stratum, condition, scored_rows(members, condition)))
+            out.extend(condition_baselines(config, stratum, condition, scored_rows(members, condition), constants))
     return sorted(out, key=lambda e: e["baseline_id"])
+
+
+def _remembered(
+    compute: Callable[[Sequence[Row], float | None], dict[str, int]],
+) -> Callable[[Sequence[Row], float | None], dict[str, int]]:
+    """``compute`` once per set of rows: the constant answers depend on the rows alone, and the conditions of a
+    stratum mostly score the same rows (every condition of a photo row), so the search (most of the stage's
+    time at full scale) ran once per condition. Keyed by the rows' identities, which live as long as the call."""
+    seen: dict[tuple[tuple[int, ...], float | None], dict[str, int]] = {}
+
+    def remembered(rows: Sequence[Row], tau: float | None) -> dict[str, int]:
+        key = (tuple(id(row) for row in rows), tau)
+        if key not in seen:
+            seen[key] = compute(rows, tau)
+        return seen[key]
+
+    return remembered
