@@ -241,7 +241,7 @@ def test_no_figure_labelled_a_bound_is_below_the_majority(built: Path, tmp_path:
 
 def test_baselines_config_agrees_with_an_independent_recomputation(built: Path, tmp_path: Path) -> None:
     loaded = load_dataset(str(built / HF_FOLDER), "baselines", split="test", cache_dir=str(tmp_path / "cache"))
-    assert loaded.features == BASELINE_FEATURES
+    assert loaded.features == BASELINE_FEATURES.to_datasets()
     got = {(b["config"], b["stratum"], b["condition"], b["baseline"]): b for b in loaded}
     expected: dict[tuple[str, str, str, str], Any] = {}
     for config in CONFIGS:
