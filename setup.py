@@ -12,8 +12,7 @@ HERE = Path(__file__).resolve().parent
 FOLDERS = tomllib.loads((HERE / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"]
 
 PACKAGES = sorted(
-    {name for name in FOLDERS}
-    | {f"{name}.{sub}" for name, folder in FOLDERS.items() for sub in find_packages(str(HERE / folder))}
+    set(FOLDERS) | {f"{name}.{sub}" for name, folder in FOLDERS.items() for sub in find_packages(str(HERE / folder))}
 )
 
 setup(packages=PACKAGES)

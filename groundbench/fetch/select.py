@@ -34,11 +34,20 @@ def real_values(root: Path) -> dict[str, Any]:
             values[spec.params_key] = tree if fetched else None
             continue
         # The folders the layout hook found in the tree (kept in the provenance record).
-        layout = (record or {}).get("layout") or {}
-        usable = fetched and all(layout.get(folder) is not None for folder in spec.requires)
+        layout = _layout(record)
+        usable = fetched and not _incomplete(spec, layout)
         for key, folder in spec.tree_params:
             values[f"{spec.params_key}.{key}"] = _join(tree, layout.get(folder)) if usable else None
     return values
+
+
+def _layout(record: dict[str, Any] | None) -> dict[str, Any]:
+    return (record or {}).get("layout") or {}
+
+
+def _incomplete(spec: SourceSpec, layout: dict[str, Any]) -> bool:
+    """The fetched tree lacks a folder its configs need (the spec's ``requires``): it builds nothing."""
+    return any(layout.get(folder) is None for folder in spec.requires)
 
 
 def _join(tree: str, rel: str | None) -> str:
@@ -179,7 +188,6 @@ def absent_hint(root: Path, source: str) -> str:
     if record is None:
         option = " --from ARCHIVE_OR_FOLDER" if spec.kind == MANUAL else ""
         return f"; not fetched (run `groundbench fetch {source}{option}`)"
-    layout = record.get("layout") or {}
-    if any(not layout.get(folder) for folder in spec.requires):
+    if _incomplete(spec, _layout(record)):
         return f"; {spec.incomplete}"
     return ""
