@@ -197,6 +197,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "allow_gate_mismatch": args.allow_gate_mismatch,
         "seed": args.seed,
         "resamples": args.resamples,
+        "answer_format": args.answer_format,
     }
     outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
     return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console)
@@ -614,7 +615,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
     p.add_argument("--csv", type=Path, help="write the metrics as CSV here (with the gate columns)")
     p.add_argument("--missing", type=Path, help="write the expected rows without a prediction here (JSONL)")
-    p.add_argument("--strict", action="store_true", help="no lenient recovery: only bare JSON objects parse")
+    p.add_argument("--strict", action="store_true", help="no lenient recovery: only the format's own syntax parses")
+    p.add_argument(
+        "--answer-format",
+        default="groundbench",
+        metavar="NAME[:KEY=VALUE,...]",
+        help="how answers are read and in which frame (default groundbench; a line's answer_format overrides it): "
+        "groundbench, pixels, norm1, norm1000, qwen2.5-vl, qwen3-vl, qwen2-vl, os-atlas, ui-tars, uground, aguvis, "
+        "showui, seeclick (`groundbench profiles` lists them)",
+    )
     p.add_argument(
         "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
     )
