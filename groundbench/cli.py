@@ -177,7 +177,7 @@ def _data_folder(args: argparse.Namespace) -> Path:
 def cmd_requests(args: argparse.Namespace) -> int:
     from groundbench.scoring.requests import write_requests
 
-    count = write_requests(_data_folder(args), args.config, args.condition, args.out, args.images)
+    count = write_requests(_data_folder(args), args.config, args.condition, args.out, args.images, args.profile)
     console.print(f"{args.config} / {args.condition}: {count} requests" + (f" -> {args.out}" if args.out else ""))
     return 0
 
@@ -197,6 +197,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "allow_gate_mismatch": args.allow_gate_mismatch,
         "seed": args.seed,
         "resamples": args.resamples,
+        "answer_format": args.answer_format,
     }
     outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
     return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console)
@@ -245,6 +246,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             model_args=dict(args.model_arg),
             model_base_url=args.model_base_url,
             display=args.display or (None if sys.stdout.isatty() else "log"),  # no live display in a log
+            profile=args.profile,
         ),
         out,
         console,
@@ -253,6 +255,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
         f"{result.predictions} and {result.scores}"
     )
+    return 0
+
+
+def cmd_profiles(args: argparse.Namespace) -> int:
+    from groundbench.scoring.profiles import listing
+
+    for entry in listing():
+        resize = "resized to it on our side" if entry["resized"] else "sent as it is"
+        out.print(
+            f"[bold]{entry['name']}[/bold]: answer format {entry['answer_format']}; frame {entry['frame']} ({resize})"
+        )
+        out.print(entry["gui_prompt"], markup=False, highlight=False)
+        out.print("")
     return 0
 
 
@@ -454,6 +469,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+PROFILE_HELP = (
+    "a model family's profile: its documented GUI prompt, the frame it is sent (Qwen's smart_resize where its "
+    "processor would) and its answer format, recorded on every line (`groundbench profiles` lists them)"
+)
 DATA = argparse.ArgumentParser(add_help=False)
 DATA.add_argument("--data", help=DATA_HELP)
 BOOTSTRAP = argparse.ArgumentParser(add_help=False)  # score and compare: the seeded bootstrap intervals
@@ -540,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--condition", required=True, help="e.g. part_named, localization_only/text_only, counterfactual")
     p.add_argument("--out", type=Path, help="output JSONL file (default: standard output)")
     p.add_argument("--images", type=Path, help="write each requested image here (<sha256>.png/.jpg); lines point at it")
+    p.add_argument("--profile", metavar="NAME[:KEY=VALUE,...]", help=PROFILE_HELP)
     p = add(
         "eval",
         cmd_eval,
@@ -583,10 +603,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="argument for the provider's client (repeatable), as inspect's -M",
     )
+    p.add_argument("--profile", metavar="NAME[:KEY=VALUE,...]", help=PROFILE_HELP)
     p.add_argument(
         "--display",
         choices=["full", "rich", "plain", "log", "none"],
         help="inspect's progress display (default: inspect's own on a terminal, log lines otherwise)",
+    )
+    add(
+        "profiles",
+        cmd_profiles,
+        "Print every model profile (--profile of eval and requests): its answer format, the frame the model is sent "
+        "and answers in, and the family's GUI grounding prompt.",
     )
     p = add(
         "eval-log",
@@ -614,7 +641,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
     p.add_argument("--csv", type=Path, help="write the metrics as CSV here (with the gate columns)")
     p.add_argument("--missing", type=Path, help="write the expected rows without a prediction here (JSONL)")
-    p.add_argument("--strict", action="store_true", help="no lenient recovery: only bare JSON objects parse")
+    p.add_argument("--strict", action="store_true", help="no lenient recovery: only the format's own syntax parses")
+    p.add_argument(
+        "--answer-format",
+        default="groundbench",
+        metavar="NAME[:KEY=VALUE,...]",
+        help="how answers are read and in which frame (default groundbench; a line's answer_format overrides it): "
+        "groundbench, pixels, norm1, norm1000, qwen2.5-vl, qwen3-vl, qwen2-vl, os-atlas, ui-tars, uground, aguvis, "
+        "showui, seeclick (`groundbench profiles` lists them)",
+    )
     p.add_argument(
         "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
     )

@@ -14,6 +14,8 @@ from typing import Any
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.errors import GroundBenchError
+from groundbench.scoring.formats import DEFAULT, parse_format
+from groundbench.scoring.formats.warning import frame_warning
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.metrics import keyword_table
 from groundbench.scoring.metrics import score as metric_rows
@@ -37,6 +39,9 @@ class ScoreReport:
     settings: dict[str, Any]
     banners: list[str] = field(default_factory=list)
     synthetic_configs: list[str] = field(default_factory=list)  # scored configs the card marks synthetic
+    answer_formats: dict[str, dict[str, Any]] = field(default_factory=dict)  # model -> its format (spec, params)
+    profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile it was asked under
+    warning: str | None = None  # the frame-mistake warning, if the headline looks like one
 
     @property
     def notice(self) -> str | None:
@@ -57,6 +62,9 @@ class ScoreReport:
                 "keywords_notes": keyword_table()["notes"],
                 "synthetic_configs": self.synthetic_configs,
                 "notice": self.notice,
+                "answer_formats": self.answer_formats,
+                "profiles": self.profiles,
+                "frame_warning": self.warning,
             }
         )
 
@@ -105,8 +113,10 @@ def score(
     allow_gate_mismatch: bool = False,
     seed: int = 0,
     resamples: int = 1000,
+    answer_format: str = DEFAULT,
 ) -> ScoreReport:
-    """Score prediction dicts against a published GroundBench folder (see ``scoring.predictions`` for a line)."""
+    """Score prediction dicts against a published GroundBench folder (see ``scoring.predictions`` for a line);
+    ``answer_format`` (``NAME[:key=value,...]``, see ``scoring.formats``) reads lines that name none."""
     lines = ((f"prediction {i}", line) for i, line in enumerate(predictions, start=1))
     return _score(
         lines,
@@ -117,6 +127,7 @@ def score(
         allow_gate_mismatch=allow_gate_mismatch,
         seed=seed,
         resamples=resamples,
+        answer_format=answer_format,
     )
 
 
@@ -131,13 +142,17 @@ def _score(
     seed: int = 0,
     resamples: int = 1000,
     source: str = "predictions",
+    answer_format: str = DEFAULT,
 ) -> ScoreReport:
     check_resamples(resamples)
+    fmt = parse_format(answer_format)  # a misspelt format fails before any file is read
     folder = Path(folder)
     gate = folder_gate(folder)
     rows = read_rows(folder, configs)
     return score_joined(
-        join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch, source=source),
+        join(
+            lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch, source=source, answer_format=fmt
+        ),
         rows,
         gate,
         strict=strict,
@@ -161,6 +176,9 @@ def score_joined(
 ) -> ScoreReport:
     items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
     metrics = metric_rows(items, seed=seed, resamples=resamples, subset=subset)
+    specs = {model: fmt.spec for model, fmt in joined.formats.items()}
+    for m in metrics:
+        m["answer_format"] = specs.get(str(m["model"]))
     scored_configs = sorted({s.config for s in items})
     gate_record, banners = _gate_record(gate, joined, scored_configs, allow_gate_mismatch)
     if subset:
@@ -176,7 +194,21 @@ def score_joined(
     notice = synthetic_notice(synthetic)
     if notice:
         banners.insert(0, notice)
-    return ScoreReport(metrics, joined.kept, missing, joined.excluded, gate_record, settings, banners, synthetic)
+    warning = frame_warning(items, specs)
+    formats = {model: fmt.describe() for model, fmt in sorted(joined.formats.items())}
+    return ScoreReport(
+        metrics,
+        joined.kept,
+        missing,
+        joined.excluded,
+        gate_record,
+        settings,
+        banners,
+        synthetic,
+        formats,
+        dict(sorted(joined.profiles.items())),
+        warning,
+    )
 
 
 def check_resamples(resamples: int) -> None:

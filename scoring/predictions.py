@@ -42,6 +42,8 @@ from groundbench.schemas.request_conditions import (
     is_known,
     row_allows,
 )
+from groundbench.scoring.formats import DEFAULT, AnswerFormat, parse_format
+from groundbench.scoring.formats.read import gui_answer, part_answer
 from groundbench.scoring.gate import Gate, line_gate_fields, mismatches
 from groundbench.scoring.gui import official_answer, usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS
@@ -123,7 +125,20 @@ def bad_lines_error(source: str, total: int, problems: list[tuple[str, BadLine]]
     return GroundBenchError(source, "lines", "\n".join([head, *shown, *more]))
 
 
-def _answer(line: Mapping[str, Any], condition: str, row: Mapping[str, Any], strict: bool) -> Answer:
+def _seen(line: Mapping[str, Any], row: Mapping[str, Any]) -> tuple[int, int]:
+    """The size of the image the model was sent: the line's recorded resize, else the row's own frame."""
+    resize = line.get("resize")
+    sent = resize.get("sent_size") if isinstance(resize, Mapping) else None
+    if sent is None:
+        return int(row["width"]), int(row["height"])
+    if not (isinstance(sent, list) and len(sent) == 2 and all(isinstance(v, int) and v > 0 for v in sent)):
+        raise BadLine("resize", "expected resize.sent_size as [width, height] in positive integers")
+    return sent[0], sent[1]
+
+
+def _answer(
+    line: Mapping[str, Any], condition: str, row: Mapping[str, Any], strict: bool, fmt: AnswerFormat | None = None
+) -> Answer:
     present = "response" in line
     response = line.get("response")
     if response is not None and not isinstance(response, str):
@@ -140,6 +155,14 @@ def _answer(line: Mapping[str, Any], condition: str, row: Mapping[str, Any], str
         if present and response is None:
             return Answer(status=MALFORMED)  # a failed request: no prose, a failure
         raise BadLine("text", "a free-form prediction needs `text` or a raw `response`")
+    if response is not None and fmt is not None and not fmt.is_default:
+        seen = _seen(line, row)
+        if base == GUI:
+            answer = gui_answer(fmt, response, row, seen, strict)
+            answer = official_answer(answer, row)
+            return settle(answer, usable(answer.record, row))
+        answer = part_answer(fmt, response, row, seen, strict)
+        return settle(answer, has_answer_fields(answer))
     if response is not None:
         answer = parse_response(response, strict_only=strict)
     elif fields:
@@ -165,6 +188,9 @@ class Joined:
     gated_lines: int = 0  # lines carrying at least one gate field (counted over every line)
     mismatches: list[str] = field(default_factory=list)  # only when the override allowed them
     templates: dict[str, str] = field(default_factory=dict)  # condition -> template sha256 scored against
+    formats: dict[str, AnswerFormat] = field(default_factory=dict)  # model -> the answer format its lines use
+    profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile its lines were asked under
+    format_conflict: str | None = None  # the first model whose lines use two answer formats
 
 
 def _identify(line: Any, rows: Rows) -> tuple[str, str, str]:
@@ -191,23 +217,42 @@ def join(
     strict: bool = False,
     allow_gate_mismatch: bool = False,
     source: str = "predictions",
+    answer_format: AnswerFormat | None = None,
 ) -> Joined:
     """Every line joined to its row; every bad line of the whole input reported at once (exit 2), an
-    empty input refused."""
+    empty input refused. ``answer_format`` reads every line that names none (default: ``groundbench``)."""
     out = Joined()
+    default = answer_format or parse_format(DEFAULT)
     seen: set[tuple[str, str, str]] = set()
     problems: list[tuple[str, BadLine]] = []
     for where, line in lines:
         out.lines += 1
         try:
-            _join_line(out, where, line, rows, gate, seen, strict, allow_gate_mismatch)
+            _join_line(out, where, line, rows, gate, seen, strict, allow_gate_mismatch, default)
         except BadLine as problem:
             problems.append((where, problem))
     if problems:
         raise bad_lines_error(source, out.lines, problems)
     if not out.lines:
         raise GroundBenchError(source, "lines", "expected at least one prediction line, found none (empty input)")
+    if out.format_conflict is not None:
+        raise GroundBenchError(source, "answer_format", out.format_conflict)
     return out
+
+
+def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[AnswerFormat, Any]:
+    """(the format that reads the line, its profile or None): its own ``answer_format``, else its profile's."""
+    from groundbench.scoring.profiles import parse_profile
+
+    profile = None
+    try:
+        if line.get("profile") is not None:
+            profile = parse_profile(str(line["profile"]), "line", "profile")
+        if line.get("answer_format") is not None:
+            return parse_format(line["answer_format"], "line", "answer_format"), profile
+    except GroundBenchError as exc:
+        raise BadLine(exc.field, exc.reason) from exc
+    return (default if profile is None else profile.format), profile
 
 
 def _join_line(
@@ -219,6 +264,7 @@ def _join_line(
     seen: set[tuple[str, str, str]],
     strict: bool,
     allow_gate_mismatch: bool,
+    default: AnswerFormat,
 ) -> None:
     if isinstance(line, Mapping) and line_gate_fields(line):
         out.gated_lines += 1  # counted before anything can drop the line
@@ -228,8 +274,18 @@ def _join_line(
         raise BadLine("duplicate", f"a second prediction for {key}")
     seen.add(key)
     config, row = rows[example_id]
+    fmt, profile = _line_format(line, default)
+    first = out.formats.setdefault(model, fmt)
+    if first.spec != fmt.spec and out.format_conflict is None:
+        out.format_conflict = (
+            f"model {model!r} has lines in two answer formats ({first.spec} and {fmt.spec}, {where}): "
+            "one model, one format (give each format's lines their own model name)"
+        )
+    if profile is not None:
+        out.profiles.setdefault(model, profile.spec)
+    template = template_hash(condition) if profile is None else profile.template_hash(condition)
+    out.templates.setdefault(condition, template)
     carried = line_gate_fields(line)
-    template = out.templates.setdefault(condition, template_hash(condition))
     if carried:
         wrong = mismatches(carried, gate, config, template, str(row["image_sha256"]))
         if wrong and not allow_gate_mismatch:
@@ -240,7 +296,7 @@ def _join_line(
         return
     if not row_allows(row, condition):
         raise BadLine("condition", f"{condition} is not valid for {example_id}")
-    answer = _answer(line, condition, row, strict)
+    answer = _answer(line, condition, row, strict, fmt)
     out.items.append(Scored(model=model, config=config, condition=condition, row=row, answer=answer))
     record = answer.record if answer.status != FREE_TEXT else None
     out.kept.append(
@@ -257,6 +313,7 @@ def _join_line(
             "box": None if answer.box is None else list(answer.box),
             "numbers_from_strings": answer.from_strings,
             "record": None if record is None else finite_json(dict(record)),
+            "answer_format": fmt.spec,
         }
     )
 

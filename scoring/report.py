@@ -39,6 +39,7 @@ COLUMNS: tuple[str, ...] = (
     "ci_high",
     "measures",
     "note",
+    "answer_format",
 )
 
 

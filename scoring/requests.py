@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from groundbench.core.atomic import write_bytes, write_text
 from groundbench.errors import GroundBenchError
@@ -22,6 +24,8 @@ from groundbench.loaders.prompts import request
 from groundbench.loaders.published import config_dir, iter_batches
 from groundbench.schemas.request_conditions import is_known, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
+from groundbench.scoring.profiles import Profile, parse_profile
+from groundbench.scoring.profiles.resample import resized_png, scaled_row
 
 IMAGE_SUFFIXES = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"))
 
@@ -40,10 +44,34 @@ def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
     return gate.manifest_sha256[config]
 
 
-def write_requests(folder: Path, config: str, condition: str, out: Path | None, images: Path | None = None) -> int:
-    """Write the requests (sorted by example id; excluded rows are never requested); returns how many."""
+def profiled(line: dict[str, Any], row: Mapping[str, Any], condition: str, profile: Profile) -> tuple[int, int]:
+    """Restate a request line under a profile (its prompt, system text, frame and format); the size to send."""
+    width, height = profile.sent_size(int(row["width"]), int(row["height"]))
+    resized = (width, height) != (row["width"], row["height"])
+    system, prompt = profile.prompt(scaled_row(row, width, height) if resized else row, condition)
+    line.update(prompt=prompt, profile=profile.spec, answer_format=profile.format.spec)
+    line["template_sha256"] = profile.template_hash(condition)
+    if system is not None:
+        line["system"] = system
+    if resized:
+        line["resize"] = {"row_size": [row["width"], row["height"]], "sent_size": [width, height]}
+    return width, height
+
+
+def write_requests(
+    folder: Path,
+    config: str,
+    condition: str,
+    out: Path | None,
+    images: Path | None = None,
+    profile_spec: str | None = None,
+) -> int:
+    """Write the requests (sorted by example id; excluded rows are never requested); returns how many. Under a
+    profile each line also carries ``profile``, ``answer_format``, its ``system`` text and, when the image is
+    to be sent in another frame, ``resize`` (the image written to ``images`` is then the resized one)."""
     if not is_known(condition):
         raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
+    profile = None if profile_spec is None else parse_profile(profile_spec)
     gate = folder_gate(folder)
     manifest = manifest_sha256(folder, gate, config)
     lines = []
@@ -53,15 +81,17 @@ def write_requests(folder: Path, config: str, condition: str, out: Path | None, 
             row = batch.slice(index, 1).to_pylist()[0]
             if not row_allows(row, condition):
                 continue
-            image_path = None
-            if images is not None:
+            line = request(row, config, condition, None)
+            size = (row["width"], row["height"]) if profile is None else profiled(line, row, condition, profile)
+            if images is not None and line["image"] is not None:
                 data = (row["image"] or {}).get("bytes") or b""
                 name = image_name(row["image_sha256"], data)
+                if size != (row["width"], row["height"]):
+                    name, data = f"{row['image_sha256']}_{size[0]}x{size[1]}.png", resized_png(data, *size)
                 if name not in written:
                     write_bytes(images / name, data)
                     written.add(name)
-                image_path = str(images / name)
-            line = request(row, config, condition, image_path)
+                line["image"]["path"] = str(images / name)
             line["dataset_version"] = gate.dataset_version
             line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))

@@ -35,8 +35,12 @@ def run_score(
     for banner in report.banners:
         loud = any(word in banner for word in ("OVERRIDDEN", "NOT GATED", "SYNTHETIC"))
         err.print(escape(banner), style="bold red" if loud else "bold")
+    if report.warning:
+        err.print(escape(report.warning), style="bold yellow")
     for line in provenance_lines(report.gate):
         out.print(escape(line))
+    for model, fmt in report.answer_formats.items():
+        out.print(escape(f"answer format {model}: {fmt['spec']}"))
     out.print(terminal_table(report.metrics))
     if outputs.get("json") is not None:
         write_json(outputs["json"], report.to_dict())  # type: ignore[arg-type]

@@ -1,6 +1,7 @@
 """The image a model is sent: the row's embedded bytes, checked against ``image_sha256``, as a data URI.
 
-Nothing is re-encoded or resized unless the user asks for a longest side (``--max-side``): then the
+Nothing is re-encoded or resized unless the user asks for a longest side (``--max-side``) or a profile
+resizes where its family's processor would (``--profile qwen2.5-vl``: ``smart_resize``): then the
 image is resized (Lanczos, saved as PNG so no second lossy step is added) and the exact per-axis
 factors are recorded, so the answer's coordinates can be mapped back to the row's own frame.
 """
@@ -8,14 +9,13 @@ factors are recorded, so the answer's coordinates can be mapped back to the row'
 from __future__ import annotations
 
 import base64
-import io
+from collections.abc import Callable
 from dataclasses import dataclass
-
-from PIL import Image
 
 from groundbench.core.images import inspect_image
 from groundbench.core.manifests import sha256_bytes
 from groundbench.errors import GroundBenchError
+from groundbench.scoring.profiles.resample import resized_png
 
 MIME = {"JPEG": "image/jpeg", "PNG": "image/png"}
 
@@ -64,19 +64,16 @@ def sent_size(width: int, height: int, max_side: int | None) -> tuple[int, int]:
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
-def prepared_image(data: bytes, where: str, max_side: int | None) -> tuple[str, Frame]:
-    """The data URI to send and the frame it was sent in."""
+def prepared_image(
+    data: bytes, where: str, max_side: int | None, size: Callable[[int, int], tuple[int, int]] | None = None
+) -> tuple[str, Frame]:
+    """The data URI to send and the frame it was sent in (``size``: a profile's own resize, e.g. smart_resize)."""
     info = inspect_image(data, where)
-    width, height = sent_size(info.width, info.height, max_side)
+    width, height = sent_size(info.width, info.height, max_side) if size is None else size(info.width, info.height)
     frame = Frame(info.width, info.height, width, height)
     if not frame.resized:
         return data_uri(data, MIME[info.format]), frame
-    with Image.open(io.BytesIO(data)) as image:
-        small = image.convert("RGB" if image.mode not in ("RGB", "RGBA", "L") else image.mode)
-        small = small.resize((width, height), Image.Resampling.LANCZOS)
-        buffer = io.BytesIO()
-        small.save(buffer, format="PNG", optimize=False)  # lossless and deterministic for the same pixels
-    return data_uri(buffer.getvalue(), MIME["PNG"]), frame
+    return data_uri(resized_png(data, width, height), MIME["PNG"]), frame
 
 
 def data_uri(data: bytes, mime: str) -> str:

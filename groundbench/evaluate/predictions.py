@@ -6,6 +6,8 @@ every coordinate mapped back to the row's frame (the scorer then uses those fiel
 in the sent frame, is kept as ``raw_response`` with its parse status as ``raw_parse``). The scorer
 counts such lines as parsed fields, so a fenced (lenient) answer is not counted as recovered there;
 ``raw_parse`` keeps that count. An answer without any JSON stays a raw ``response`` (malformed).
+Under a profile the line names it and its ``answer_format``; unless that is ``groundbench`` the raw answer
+stays the ``response`` (with the ``resize``), read by the scorer in that format from the frame sent.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from groundbench.evaluate.images import Frame
 from groundbench.schemas.request_conditions import FREE_FORM, base_condition
+from groundbench.scoring.formats import DEFAULT
 from groundbench.scoring.parse import MALFORMED, parse_response
 
 GATE_FIELDS = ("dataset_version", "manifest_sha256", "template_sha256")
@@ -50,6 +53,12 @@ def prediction_line(metadata: Mapping[str, Any], model: str, response: str) -> L
     resize = metadata.get("resize")
     if resize is not None:
         line["resize"] = dict(resize)
+    if metadata.get("profile") is not None:
+        line["profile"] = metadata["profile"]
+        line["answer_format"] = metadata["answer_format"]
+        if metadata["answer_format"] != DEFAULT:  # the scorer reads it in its format, from the frame sent
+            line["response"] = response
+            return line
     status = parse_response(response).status
     # Prose (free form) and answers holding no JSON at all have no coordinates: the scorer reads them raw.
     if resize is None or base_condition(metadata["condition"]) == FREE_FORM or status == MALFORMED:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +24,11 @@ from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.cache import check_gate, check_settings, read_answers, write_settings
 from groundbench.evaluate.predictions import GATE_FIELDS, jsonl
+from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.samples import NoValidRows
 from groundbench.evaluate.score import score_file
 from groundbench.evaluate.task import groundbench
+from groundbench.scoring.profiles import parse_profile
 
 PREDICTIONS = "predictions.jsonl"
 SCORES = "scores.json"
@@ -55,6 +57,7 @@ class EvalSettings:
     model_args: Mapping[str, Any] = field(default_factory=dict)
     model_base_url: str | None = None
     display: str | None = None
+    profile: str | None = None  # a model profile (groundbench.scoring.profiles): prompt, frame, answer format
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,7 @@ def cache_settings(settings: EvalSettings) -> dict[str, Any]:
         "temperature": settings.temperature,
         "max_tokens": settings.max_tokens,
         "model_base_url": settings.model_base_url,
+        **({} if settings.profile is None else {"profile": settings.profile}),
     }
 
 
@@ -139,6 +143,9 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
         raise GroundBenchError("command line", "--limit", f"expected a positive number, found {settings.limit}")
     if settings.max_side is not None and settings.max_side < 16:
         raise GroundBenchError("command line", "--max-side", f"expected at least 16 pixels, found {settings.max_side}")
+    if settings.profile is not None:
+        settings = replace(settings, profile=parse_profile(settings.profile).spec)  # canonical, so run.json compares
+        check_resize(parse_profile(settings.profile), settings.max_side)
     model = resolve_model(settings.model)
     model_args = model_args_for(settings.model, settings.model_args)
     check_model(model, settings.model_base_url, model_args)
@@ -151,7 +158,15 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
     for config in settings.configs:
         for condition in settings.conditions:
             try:
-                task = groundbench(config, condition, str(settings.folder), settings.max_side, str(run), settings.limit)
+                task = groundbench(
+                    config,
+                    condition,
+                    str(settings.folder),
+                    settings.max_side,
+                    str(run),
+                    settings.limit,
+                    settings.profile,
+                )
             except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
                 err.print(f"{config} / {condition}: skipped ({exc.reason})")
                 continue

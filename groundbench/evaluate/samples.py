@@ -9,7 +9,6 @@ box), so the words never contradict the pixels the model sees; the answer is map
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,11 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
+from groundbench.evaluate.profile import profiled_input
 from groundbench.loaders.prompts import build_prompt, template_hash
 from groundbench.schemas.request_conditions import is_known, is_text_only, row_allows
+from groundbench.scoring.profiles import Profile
+from groundbench.scoring.profiles.resample import scaled_row
 
 Row = Mapping[str, Any]
 
@@ -43,22 +45,19 @@ def load_rows(folder: Path, config: str) -> Dataset:
 
 def in_sent_frame(row: Row, frame: Frame) -> dict[str, Any]:
     """A copy of the row whose size and part geometry are those of the resized image (for the prompt)."""
-    scaled = copy.deepcopy(dict(row))
-    scaled["width"], scaled["height"] = frame.sent_width, frame.sent_height
-    for part in scaled.get("parts") or []:
-        if part.get("point_xy"):
-            part["point_xy"] = list(frame.to_sent(*part["point_xy"]))
-        if part.get("bbox_xyxy"):
-            x0, y0, x1, y1 = part["bbox_xyxy"]
-            part["bbox_xyxy"] = [*frame.to_sent(x0, y0), *frame.to_sent(x1, y1)]
-    return scaled
+    return scaled_row(row, frame.sent_width, frame.sent_height)
 
 
-def to_sample(row: Row, config: str, condition: str, gate: Mapping[str, str], max_side: int | None) -> Sample:
+def to_sample(
+    row: Row, config: str, condition: str, gate: Mapping[str, str], max_side: int | None, profile: Profile | None = None
+) -> Sample:
     """The sample a model is asked for one row; its metadata is what the predictions line copies."""
     example_id = str(row["example_id"])
     where = f"{config}: {example_id}"
     metadata: dict[str, Any] = {"example_id": example_id, "config": config, "condition": condition, **gate}
+    if profile is not None:  # the family's prompt, frame and answer format (groundbench/evaluate/profile.py)
+        messages, extra = profiled_input(row, condition, profile, max_side, where, in_sent_frame)
+        return Sample(id=example_id, input=messages, metadata={**metadata, **extra})
     content: list[Content] = []
     prompt_row: Row = row
     if not is_text_only(condition):
@@ -74,7 +73,13 @@ def to_sample(row: Row, config: str, condition: str, gate: Mapping[str, str], ma
 
 
 def samples(
-    folder: Path, config: str, condition: str, gate: Mapping[str, str], max_side: int | None, limit: int | None
+    folder: Path,
+    config: str,
+    condition: str,
+    gate: Mapping[str, str],
+    max_side: int | None,
+    limit: int | None,
+    profile: Profile | None = None,
 ) -> list[Sample]:
     """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
     if not is_known(condition):
@@ -88,4 +93,4 @@ def samples(
     )[:limit]
     if not chosen:
         raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
-    return [to_sample(dataset[index], config, condition, gate, max_side) for _, index in chosen]
+    return [to_sample(dataset[index], config, condition, gate, max_side, profile) for _, index in chosen]

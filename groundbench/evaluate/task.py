@@ -19,9 +19,11 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 from groundbench.evaluate.cache import AnswerLog
 from groundbench.evaluate.gate import gate_fields
 from groundbench.evaluate.predictions import prediction_line
+from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.samples import samples
 from groundbench.loaders.published import resolve_folder
 from groundbench.scoring.parse import MALFORMED, STRICT, parse_response
+from groundbench.scoring.profiles import parse_profile
 
 
 @solver
@@ -59,12 +61,15 @@ def groundbench(
     max_side: int | None = None,
     answers_folder: str | None = None,
     first: int | None = None,
+    profile: str | None = None,
 ) -> Task:
     """Every row of ``config`` valid under ``condition`` (the ``first`` N by example id), asked with
-    GroundBench's prompt and image."""
+    GroundBench's prompt and image, or under a model ``profile`` (``-T profile=qwen2.5-vl``)."""
     root = resolve_folder(folder)  # -T folder=...: a folder or Hub repo id, else what `--data` defaults to
+    chosen = None if profile is None else parse_profile(profile)
+    check_resize(chosen, max_side)
     dataset = MemoryDataset(
-        samples(root, config, condition, gate_fields(root, config), max_side, first),
+        samples(root, config, condition, gate_fields(root, config), max_side, first, chosen),
         name=f"{config}-{condition.replace('/', '-')}",
     )
     steps = [generate()] + ([] if answers_folder is None else [record_answer(answers_folder)])

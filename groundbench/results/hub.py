@@ -39,6 +39,7 @@ def notes_of(h: Headline, run: Run) -> str:
         "template_sha256": str((gate.get("template_sha256") or {}).get(h.condition)),
         "gate": str(gate.get("status")),
         "package_version": str(gate.get("package_version")),
+        "answer_format": run.answer_format(h.model),
     }
     text = NOTE_SEPARATOR.join(f"{k}={v}" for k, v in pairs.items())
     return f"{text}{NOTE_SEPARATOR}{run.notice}" if h.config in run.synthetic_configs and run.notice else text

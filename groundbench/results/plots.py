@@ -74,6 +74,7 @@ class FigureSpec:
     panels: list[Panel]
     notice: str | None = None
     horizontal: bool = False  # the forest plot: differences along x
+    answer_formats: dict[str, str] = field(default_factory=dict)  # series -> the answer format it was read in
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,8 +127,14 @@ def headline_specs(runs: Sequence[Run]) -> list[FigureSpec]:
             ]
             panel.references = _references([(x, h.baselines) for (_, h), x in zip(members, slots, strict=True)])
             panels.append(panel)
-        specs.append(FigureSpec(metric, f"{metric} with 95% intervals", metric, panels, notice_of(runs)))
+        specs.append(
+            FigureSpec(metric, f"{metric} with 95% intervals", metric, panels, notice_of(runs), False, formats_of(runs))
+        )
     return specs
+
+
+def formats_of(runs: Sequence[Run]) -> dict[str, str]:
+    return {label: run.answer_format(model) for label, run, model in _labelled(runs)}
 
 
 def gui_specs(runs: Sequence[Run]) -> list[FigureSpec]:
@@ -146,7 +153,9 @@ def gui_specs(runs: Sequence[Run]) -> list[FigureSpec]:
                     panel.references.append(Reference("baseline_center_click", x, float(click)))
         if groups:
             title = f"GUI success per {axis} (official rule, 95% intervals)"
-            specs.append(FigureSpec(name, title, "gui_success", list(groups.values()), notice_of(runs)))
+            specs.append(
+                FigureSpec(name, title, "gui_success", list(groups.values()), notice_of(runs), False, formats_of(runs))
+            )
     return specs
 
 

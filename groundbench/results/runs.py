@@ -43,6 +43,12 @@ class Run:
     def models(self) -> list[str]:
         return sorted({str(m["model"]) for m in self.metrics})
 
+    def answer_format(self, model: str) -> str:
+        """The answer format (with its parameters) the model's answers were read in (reports before formats:
+        GroundBench's own)."""
+        recorded = (self.report.get("answer_formats") or {}).get(model) or {}
+        return str(recorded.get("spec") or "groundbench")
+
 
 def scores_path(given: Path) -> Path:
     path = given / SCORES if given.is_dir() else given

@@ -114,7 +114,16 @@ def _lines(table: ResultsTable) -> tuple[list[str], list[list[str]]]:
 
 def provenance(table: ResultsTable) -> str:
     runs = ", ".join(f"{run.label} ({run.path})" for run in table.runs)
-    return f"dataset version {table.dataset_version}; runs: {runs}"
+    formats = ", ".join(
+        f"{label}: {table.column_runs[label].answer_format(model_of(table, label))}" for label in table.columns
+    )
+    return f"dataset version {table.dataset_version}; runs: {runs}; answer formats: {formats}"
+
+
+def model_of(table: ResultsTable, label: str) -> str:
+    """The model a column shows (its label, less the run it is told apart by)."""
+    run = table.column_runs[label]
+    return next(m for m in run.models if column_label(m, run, label != m) == label)
 
 
 def terminal(table: ResultsTable) -> Table:
@@ -203,6 +212,7 @@ CSV_COLUMNS = (
     "manifest_sha256",
     "template_sha256",
     "synthetic",
+    "answer_format",
 )
 
 
@@ -237,6 +247,7 @@ def to_csv(table: ResultsTable) -> str:
                 "manifest_sha256": (gate.get("manifest_sha256") or {}).get(h.config),
                 "template_sha256": (gate.get("template_sha256") or {}).get(h.condition),
                 "synthetic": h.config in run.synthetic_configs,
+                "answer_format": run.answer_format(h.model),
             }
             writer.writerow({k: "" if v is None else v for k, v in line.items()})
     return buffer.getvalue()
