@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.loaders.prompts import request
 from groundbench.loaders.published import config_dir, iter_batches
-from groundbench.schemas.request_conditions import is_known, row_allows
+from groundbench.schemas.request_conditions import check_condition, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
 
 IMAGE_SUFFIXES = ((b"\x89PNG\r\n\x1a\n", ".png"), (b"\xff\xd8\xff", ".jpg"))
@@ -35,15 +35,13 @@ def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
     """The card's manifest sha256 of ``config``, or one error listing the configs a model can be asked
     (a misspelt config: the same list ``score`` gives)."""
     if config not in gate.manifest_sha256:
-        names = ", ".join(sorted(gate.manifest_sha256)) or "none"
-        raise GroundBenchError(folder, "config", f"{config!r} is not a config of this folder (configs: {names})")
+        raise unknown_name(folder, "config", config, sorted(gate.manifest_sha256))
     return gate.manifest_sha256[config]
 
 
 def write_requests(folder: Path, config: str, condition: str, out: Path | None, images: Path | None = None) -> int:
     """Write the requests (sorted by example id; excluded rows are never requested); returns how many."""
-    if not is_known(condition):
-        raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
+    check_condition(condition, "command line")
     gate = folder_gate(folder)
     manifest = manifest_sha256(folder, gate, config)
     lines = []

@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
+from groundbench.core.project import find_project
 from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import resolve_folder
@@ -96,7 +97,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if comparisons:
         notice = plots.notice_of(runs) if runs else _compare_notice(args, comparisons)
         specs.append(plots.forest_spec(comparisons, notice))
-    out = Path(args.out)
+    out = Path(args.out) if args.out else (find_project(args.root) or Path.cwd()) / "build" / "plots"
     written = []
     for spec in specs:
         plot = plots.render_spec(spec)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from groundbench.core.atomic import write_text
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.results.hub import Export, export_entries
 from groundbench.results.runs import Run, gate_differences, load_run
 from groundbench.results.tasks import EVAL_YAML, declared_tasks
@@ -34,7 +34,7 @@ def _repo_id(value: str, option: str) -> str:
 def _model(run: Run, chosen: str | None) -> str:
     if chosen is not None:
         if chosen not in run.models:
-            raise GroundBenchError(run.path, "--model", f"expected one of {run.models}, found {chosen!r}")
+            raise unknown_name(run.path, "model", chosen, run.models)
         return chosen
     if len(run.models) != 1:
         raise GroundBenchError(run.path, "--model", f"the run holds {len(run.models)} models {run.models}: name one")
