@@ -29,14 +29,14 @@ out = ResultConsole()  # $COLUMNS, else the terminal's width, else a wide table 
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from groundbench.cards.render import synthetic_notice
+    from groundbench.cards.render import synthetic_line
     from groundbench.stages.built import built_configs, synthetic_configs
     from groundbench.tools.summary import collect_facts
 
     built = set(built_configs(_root(args)))
-    notice = synthetic_notice([name for name in synthetic_configs(_params(args)) if name in built])
+    notice = synthetic_line([name for name in synthetic_configs(_params(args)) if name in built])
     if notice:
-        out.print(f"[bold red]⚠ {notice}[/bold red]")
+        console.print(f"⚠ {notice}", style="bold red", markup=False, soft_wrap=True)
     facts = collect_facts(_root(args))
     table = Table(title="GroundBench build (per config; strata are not pooled)")
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):
@@ -230,7 +230,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "resamples": args.resamples,
     }
     outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
-    return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console)
+    return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console, args.verbose)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -280,11 +280,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out,
         console,
     )
+    if args.verbose:  # the headline table was printed as the run was scored; the breakdown follows it
+        _print_breakdown(result.scores)
     console.print(
         f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
-        f"{result.predictions} and {result.scores}"
+        f"{result.predictions} and {result.scores}",
+        soft_wrap=True,
     )
     return 0
+
+
+def _print_breakdown(scores: Path) -> None:
+    import json
+
+    from groundbench.scoring.run import print_breakdown
+
+    report = json.loads(scores.read_text(encoding="utf-8"))
+    print_breakdown(report["metrics"], report["gate"], out)
 
 
 def cmd_eval_log(args: argparse.Namespace) -> int:
@@ -297,7 +309,9 @@ def cmd_eval_log(args: argparse.Namespace) -> int:
             f"groundbench eval-log needs the eval extra: pip install 'groundbench[eval]' ({exc})",
         ) from exc
     result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console, args.subset)
-    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}")
+    if args.verbose:
+        _print_breakdown(result.scores)
+    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}", soft_wrap=True)
     return 0
 
 
@@ -485,6 +499,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+# What `score`, `eval` and `eval-log` print: the headline figures; every metric with --verbose (always in the JSON).
+VERBOSE = argparse.ArgumentParser(add_help=False)
+VERBOSE.add_argument(
+    "--verbose", action="store_true", help="after the headline figures, print every metric and the gate's hashes"
+)
 DATA = argparse.ArgumentParser(add_help=False)
 DATA.add_argument("--data", help=DATA_HELP)
 BOOTSTRAP = argparse.ArgumentParser(add_help=False)  # score and compare: the seeded bootstrap intervals
@@ -598,6 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
         "`groundbench score` on that file); inspect's logs go to OUT/logs. Re-running the same command asks only "
         "rows without an answer in OUT/answers.jsonl.",
         DATA,
+        VERBOSE,
     )
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="built configs, e.g. curated_umd")
     p.add_argument(
@@ -642,6 +662,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
         "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only).",
         DATA,
+        VERBOSE,
     )
     p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
     p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
@@ -657,6 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
         DATA,
         BOOTSTRAP,
+        VERBOSE,
     )
     p.add_argument("predictions", nargs="?", help="predictions JSONL")
     p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")

@@ -68,6 +68,10 @@ def test_default_outputs_go_to_the_project_not_the_subfolder(project: Path) -> N
     result = groundbench(project / "docs", "preview", "curated_umd", "--quiet")
     assert result.returncode == 0, result.stderr
     assert len(list((project / "build" / "preview" / "curated_umd").glob("*.png"))) == 5
+    command = ("eval", "curated_umd", "--condition", "part_named", "--model", "mockllm/model", "--display", "none")
+    evaluated = groundbench(project / "docs", *command)
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert (project / "build" / "eval" / "scores.json").is_file()
     assert not (project / "docs" / "build").exists()
 
 

@@ -251,7 +251,7 @@ def widest(text: str) -> int:
 
 def test_result_tables_follow_columns(run: Run, folder: Path) -> None:
     folder_run, _ = run
-    score = ("score", str(folder_run / "predictions.jsonl"), "--data", str(folder), "--resamples", "20")
+    score = ("score", str(folder_run / "predictions.jsonl"), "--data", str(folder), "--resamples", "20", "--verbose")
     widths = {}
     for columns in ("100", "240"):
         result = groundbench(folder_run.parent, *score, COLUMNS=columns)

@@ -91,3 +91,8 @@ def register_results(sub: Any) -> None:
     e.add_argument("--push", action="store_true", help="open a pull request with the files on --model-repo")
     e.add_argument("--allow-synthetic", action="store_true", help="export scores on a synthetic sample build anyway")
     e.add_argument("--allow-subset", action="store_true", help="export the scores of a deliberate subset anyway")
+    e.add_argument(
+        "--allow-model-mismatch",
+        action="store_true",
+        help="export under --model-repo though the run's recorded model names another (refused by default)",
+    )

@@ -54,7 +54,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
         for notice in built.notices:
-            err.print(escape(notice), style="bold red")
+            err.print(escape(notice), style="bold red", soft_wrap=True)
         ResultConsole().print(table.terminal(built))
         return 0
     text = {"markdown": table.markdown, "latex": table.latex, "csv": table.to_csv}[args.format](built)
@@ -64,7 +64,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         write_text(Path(args.out), text)
         err.print(f"{args.format} table of {len(built.columns)} models x {len(built.rows)} rows -> {args.out}")
     for notice in built.notices:
-        err.print(escape(notice), style="bold red")
+        err.print(escape(notice), style="bold red", soft_wrap=True)
     return 0
 
 
