@@ -184,23 +184,21 @@ def _data_folder(args: argparse.Namespace) -> Path:
 def cmd_list(args: argparse.Namespace) -> int:
     import json
 
-    from groundbench.review.listing import NAMES, chosen
+    from groundbench.review.listing import NAMES, cell, chosen
 
     for name in args.sections:
         if name not in NAMES:
             raise unknown_name("command line", "section", name, NAMES)
-    sections = chosen(args.sections)
-    tables = [(section, section.rows(lambda: _data_folder(args))) for section in sections]
+    tables = [(section, section.rows(lambda: _data_folder(args))) for section in chosen(args.sections)]
     if args.json:
-        payload = {s.name: [dict(zip(s.columns, row, strict=True)) for row in rows] for s, rows in tables}
-        print(json.dumps(payload, indent=1, ensure_ascii=False))
+        print(json.dumps({section.name: rows for section, rows in tables}, indent=1, ensure_ascii=False))
         return 0
     for section, rows in tables:
         table = Table(title=f"{section.name}: {section.title}", title_justify="left")
-        for column in section.columns:
-            table.add_column(column, justify="right" if column in ("rows", "excluded") else "left")
+        for column in rows[0] if rows else ():
+            table.add_column(column, justify="right" if isinstance(rows[0][column], int) else "left")
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*(cell(value) for value in row.values()))
         out.print(table)
     return 0
 

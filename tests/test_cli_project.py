@@ -90,13 +90,18 @@ def test_list_shows_configs_and_conditions(folder: Path, tmp_path: Path) -> None
     configs = {row["config"]: row for row in listed["configs"]}
     assert set(configs) == {"bulk_umd", "curated_umd"}  # baselines holds aggregates, not rows to ask
     curated = configs["curated_umd"]
-    assert (curated["stratum"], curated["rows"], curated["excluded"]) == ("curated", "5", "0")
-    assert curated["conditions"].startswith("image_only (5), object_named (5), part_named (5)")
+    assert (curated["stratum"], curated["rows"], curated["excluded"]) == ("curated", 5, 0)
+    assert list(curated["conditions"].items())[:3] == [("image_only", 5), ("object_named", 5), ("part_named", 5)]
     assert "gui" not in curated["conditions"] and "counterfactual" not in curated["conditions"]
-    conditions = [row["condition"] for row in listed["conditions"]]
-    assert conditions[:3] == ["image_only", "object_named", "part_named"] and "gui" in conditions
-    terminal = groundbench(tmp_path, "list", "--data", str(folder), COLUMNS="160")
-    assert "curated_umd" in terminal.stdout and "part_named/text_only" in terminal.stdout
+    conditions = {row["condition"]: row for row in listed["conditions"]}
+    assert list(conditions)[:3] == ["image_only", "object_named", "part_named"]
+    assert conditions["gui"]["text-only control"] is None
+    assert conditions["part_named"]["text-only control"] == "part_named/text_only"
+    terminal = groundbench(tmp_path, "list", "--data", str(folder), COLUMNS="200")
+    assert re.search(
+        r"curated_umd +│ curated +│ +5 │ +0 │ image_only: 5, object_named: 5, part_named: 5", terminal.stdout
+    )
+    assert "part_named/text_only" in terminal.stdout
 
 
 def test_list_one_section_needs_no_data(tmp_path: Path) -> None:
