@@ -13,6 +13,7 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from groundbench.cards.project import project_info
 from groundbench.cards.sources import BIBTEX, GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
@@ -423,6 +424,7 @@ def render_body(facts: DatasetFacts) -> str:
         groundbench_citation(facts) if key == GROUNDBENCH_CITATION else entries[key] for key in citation_keys(facts)
     )
     settings = "; ".join(f"{s}: {v}" for s, v in sorted(facts.source_settings.items())) or "(none)"
+    project = project_info()
     return Template(_text("body.md")).substitute(
         version=facts.version,
         format_version=facts.format_version,
@@ -456,6 +458,9 @@ def render_body(facts: DatasetFacts) -> str:
         citations=citations,
         synthetic_notice=synthetic_notice(facts.synthetic, markdown=True),
         repo_id=repo_id_of(facts.url),
+        repository=project.repository,
+        maintainers=", ".join(project.maintainers),
+        contact=project.contact,
         field_rows="\n".join(field_rows()),
         examples=examples_section(facts),
         audit_links=", ".join(f"[audits/{file}](audits/{file}) (`{config}`)" for file, config in facts.audits)
@@ -546,6 +551,17 @@ HUB_DATASETS = "https://huggingface.co/datasets/"
 def repo_id_of(url: str) -> str:
     """The Hub repo id of the dataset URL (``ORG/NAME``), else a placeholder."""
     return url.removeprefix(HUB_DATASETS).strip("/") if url.startswith(HUB_DATASETS) else "<org>/groundbench"
+
+
+def synthetic_line(configs: Sequence[str]) -> str:
+    """The one line a command prints (once) about synthetic configs in what it read ("" when none); the card and
+    ``eval.yaml`` carry the whole :func:`synthetic_notice`."""
+    if not configs:
+        return ""
+    return (
+        f"SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {', '.join(configs)} were built from GroundBench's embedded "
+        "samples; a score on them means nothing about a model (build from the real sources first)."
+    )
 
 
 def synthetic_notice(configs: Sequence[str], markdown: bool = False) -> str:

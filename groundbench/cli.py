@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import shutil
 import sys
 import textwrap
@@ -19,7 +20,7 @@ from rich.table import Table
 from groundbench import __version__
 from groundbench.core.datafolder import DATA_HELP
 from groundbench.core.terminal import ResultConsole
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.stages.options import QUIET, add_global_options, console
 from groundbench.stages.options import params as _params
 from groundbench.stages.options import root as _root
@@ -28,14 +29,14 @@ out = ResultConsole()  # $COLUMNS, else the terminal's width, else a wide table 
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from groundbench.cards.render import synthetic_notice
+    from groundbench.cards.render import synthetic_line
     from groundbench.stages.built import built_configs, synthetic_configs
     from groundbench.tools.summary import collect_facts
 
     built = set(built_configs(_root(args)))
-    notice = synthetic_notice([name for name in synthetic_configs(_params(args)) if name in built])
+    notice = synthetic_line([name for name in synthetic_configs(_params(args)) if name in built])
     if notice:
-        out.print(f"[bold red]⚠ {notice}[/bold red]")
+        console.print(f"⚠ {notice}", style="bold red", markup=False, soft_wrap=True)
     facts = collect_facts(_root(args))
     table = Table(title="GroundBench build (per config; strata are not pooled)")
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):
@@ -118,13 +119,12 @@ def cmd_preview(args: argparse.Namespace) -> int:
     from groundbench.review.preview import preview_png
     from groundbench.review.rows import file_stem, parse_where, select
 
-    root = _root(args)
     folder = _data_folder(args)
     where = [parse_where(t) for t in args.where]
     rows = select(iter_rows(folder, args.config), where)
     wanted = set(args.example_ids)  # ids still to find; empty = draw every row
     every = not wanted
-    out = Path(args.out) if args.out else root / "build" / "preview" / args.config
+    out = Path(args.out) if args.out else _output_root(args) / "build" / "preview" / args.config
     written = 0
     for row in tqdm(rows, desc=f"preview {args.config}", unit="row", disable=True if args.quiet else None):
         if not every and row["example_id"] not in wanted:
@@ -148,12 +148,11 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     from groundbench.review.rows import parse_where, select
     from groundbench.review.sheet import SheetLayout, pages
 
-    root = _root(args)
     where = [parse_where(t) for t in args.where]
     rows = select(iter_rows(_data_folder(args), args.config), where)
     layout = SheetLayout(side=args.side, columns=args.columns, rows=args.rows)
     name = "__".join([args.config, *(term.slug for term in where)])
-    out = (Path(args.out) if args.out else root / "build" / "sheets") / name
+    out = (Path(args.out) if args.out else _output_root(args) / "build" / "sheets") / name
     count = 0
     with atomic_dir(out) as tmp:  # the folder holds exactly this run's pages, never stale ones
         progress = tqdm(pages(rows, layout), desc=f"sheet {name}", unit="page", disable=True if args.quiet else None)
@@ -164,6 +163,14 @@ def cmd_sheet(args: argparse.Namespace) -> int:
     return 0
 
 
+def _output_root(args: argparse.Namespace) -> Path:
+    """Where a reading command's default outputs go: the project (found as for every command), else the
+    working directory (a wheel install reading a Hub copy has no project)."""
+    from groundbench.core.project import find_project
+
+    return find_project(args.root) or Path.cwd()
+
+
 def _data_folder(args: argparse.Namespace) -> Path:
     """``--data``: a published folder (relative to --root when it lies there, else as given) or a Hub repo id;
     its format version is checked before any row is read."""
@@ -172,6 +179,30 @@ def _data_folder(args: argparse.Namespace) -> Path:
     folder = resolve_folder(args.data, None if args.root is None else _root(args))
     check_format_version(folder)
     return folder
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.markup import escape
+
+    from groundbench.review.listing import NAMES, cell, chosen
+
+    for name in args.sections:
+        if name not in NAMES:
+            raise unknown_name("command line", "section", name, NAMES)
+    tables = [(section, section.rows(lambda: _data_folder(args))) for section in chosen(args.sections)]
+    if args.json:
+        print(json.dumps({section.name: rows for section, rows in tables}, indent=1, ensure_ascii=False))
+        return 0
+    for section, rows in tables:
+        table = Table(title=escape(f"{section.name}: {section.title}"), title_justify="left")
+        for column in rows[0] if rows else ():
+            table.add_column(column, justify="right" if isinstance(rows[0][column], int) else "left")
+        for row in rows:  # escaped: a syntax such as `[x, y]` is text, not rich markup
+            table.add_row(*(escape(cell(value)) for value in row.values()))
+        out.print(table)
+    return 0
 
 
 def cmd_requests(args: argparse.Namespace) -> int:
@@ -200,7 +231,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         "answer_format": args.answer_format,
     }
     outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
-    return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console)
+    return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console, args.verbose)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -235,7 +266,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             configs=args.configs,
             conditions=args.condition,
             folder=folder,
-            out=Path(args.out),
+            out=Path(args.out) if args.out else _output_root(args) / "build" / "eval",
             limit=args.limit,
             max_side=args.max_side,
             max_connections=args.max_connections,
@@ -251,9 +282,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         out,
         console,
     )
+    if args.verbose:  # the headline table was printed as the run was scored; the breakdown follows it
+        _print_breakdown(result.scores)
     console.print(
         f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
-        f"{result.predictions} and {result.scores}"
+        f"{result.predictions} and {result.scores}",
+        soft_wrap=True,
     )
     return 0
 
@@ -271,6 +305,15 @@ def cmd_profiles(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_breakdown(scores: Path) -> None:
+    import json
+
+    from groundbench.scoring.run import print_breakdown
+
+    report = json.loads(scores.read_text(encoding="utf-8"))
+    print_breakdown(report["metrics"], report["gate"], out)
+
+
 def cmd_eval_log(args: argparse.Namespace) -> int:
     try:
         from groundbench.evaluate.run import score_logs
@@ -281,7 +324,9 @@ def cmd_eval_log(args: argparse.Namespace) -> int:
             f"groundbench eval-log needs the eval extra: pip install 'groundbench[eval]' ({exc})",
         ) from exc
     result = score_logs([Path(p) for p in args.logs], _data_folder(args), Path(args.out), out, console, args.subset)
-    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}")
+    if args.verbose:
+        _print_breakdown(result.scores)
+    console.print(f"eval-log: {result.rows} answered rows -> {result.predictions} and {result.scores}", soft_wrap=True)
     return 0
 
 
@@ -353,7 +398,7 @@ def cmd_pull(args: argparse.Namespace) -> int:
 
     names = sorted([*BY_NAME, BASELINES_CONFIG])
     if args.config not in names:
-        raise GroundBenchError("command line", "config", f"expected one of {names}, found {args.config!r}")
+        raise unknown_name("command line", "config", args.config, names)
     _, images = pull_config(_root(args), args.config, args.remote)
     if args.config == BASELINES_CONFIG:
         console.print(f"{args.config}: shards and published folder pulled (no images)")
@@ -473,6 +518,11 @@ PROFILE_HELP = (
     "a model family's profile: its documented GUI prompt, the frame it is sent (Qwen's smart_resize where its "
     "processor would) and its answer format, recorded on every line (`groundbench profiles` lists them)"
 )
+# What `score`, `eval` and `eval-log` print: the headline figures; every metric with --verbose (always in the JSON).
+VERBOSE = argparse.ArgumentParser(add_help=False)
+VERBOSE.add_argument(
+    "--verbose", action="store_true", help="after the headline figures, print every metric and the gate's hashes"
+)
 DATA = argparse.ArgumentParser(add_help=False)
 DATA.add_argument("--data", help=DATA_HELP)
 BOOTSTRAP = argparse.ArgumentParser(add_help=False)  # score and compare: the seeded bootstrap intervals
@@ -488,6 +538,13 @@ WHERE.add_argument(
     "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
     "tag, flag, object_category, answer_type (action, class and quality describe the target part)",
 )
+
+
+def first_sentence(help_text: str) -> str:
+    """A command's help up to its first full stop before a capital ("e.g. every" goes on), as argparse shows it
+    (help strings are %-formats: ``95%%`` is printed ``95%``)."""
+    text = help_text.replace("%%", "%")
+    return re.split(r"\.\s+(?=[A-Z`-])", text, maxsplit=1)[0].rstrip(".")
 
 
 class Commands:
@@ -514,8 +571,7 @@ class Commands:
         return command
 
     def stage(self, add_stage: Callable[[Any, ModuleType], argparse.ArgumentParser], module: ModuleType) -> None:
-        add_stage(self.sub, module)
-        self.groups[-1][1].append((module.NAME, module.HELP))
+        add_stage(self, module)  # through add_parser: listed in the current group, once
 
     def listing(self) -> str:
         """Each group's commands with the first sentence of their help, wrapped to the terminal."""
@@ -524,14 +580,17 @@ class Commands:
         for title, entries in self.groups:
             lines.append(f"{title}:")
             for name, text in entries:
-                first = text.split(". ")[0].rstrip(".")
-                lines.extend(textwrap.wrap(first, width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16))
+                lines.extend(
+                    textwrap.wrap(
+                        first_sentence(text), width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16
+                    )
+                )
             lines.append("")
         return "\n".join(lines).rstrip()
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Every command: the users' first, then the pipeline's stages (their own modules), then the maintainers'."""
+    """Every command: the users' first, then the maintainers', then the pipeline's stages (their own modules)."""
     from groundbench.core.registry import FETCHES
     from groundbench.entry import STAGES
     from groundbench.stages.command import add_stage
@@ -544,9 +603,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
     add_global_options(parser)
-    commands = Commands(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of the commands below")
+    commands = Commands(sub)
     commands.group("user commands (load, ask, score and look at the data)")
     add = commands.add
+    p = add(
+        "list",
+        cmd_list,
+        "List what there is to ask: the configs of the published folder (stratum, rows, excluded rows and the "
+        "conditions valid for each) and every condition. Names a section to show only that one.",
+        DATA,
+    )
+    p.add_argument("sections", nargs="*", metavar="SECTION", help="sections to show (default: every section)")
+    p.add_argument("--json", action="store_true", help="print the sections as JSON (section -> rows) instead")
     p = add(
         "requests",
         cmd_requests,
@@ -568,6 +637,7 @@ def build_parser() -> argparse.ArgumentParser:
         "`groundbench score` on that file); inspect's logs go to OUT/logs. Re-running the same command asks only "
         "rows without an answer in OUT/answers.jsonl.",
         DATA,
+        VERBOSE,
     )
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="built configs, e.g. curated_umd")
     p.add_argument(
@@ -580,9 +650,7 @@ def build_parser() -> argparse.ArgumentParser:
         "anthropic/claude-sonnet-4-0; mockllm/model answers a fixed JSON offline",
     )
     p.add_argument("--limit", type=int, help="ask only the first N rows (by example id) of each config and condition")
-    p.add_argument(
-        "--out", default="build/eval", help="run folder (default: build/eval); one model and settings per folder"
-    )
+    p.add_argument("--out", help="run folder (default: build/eval of the project); one model and settings per folder")
     p.add_argument(
         "--max-side",
         type=int,
@@ -621,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
         "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only).",
         DATA,
+        VERBOSE,
     )
     p.add_argument("logs", nargs="+", metavar="LOG", help="inspect .eval (or .json) logs of the groundbench task")
     p.add_argument("--out", required=True, help="folder for predictions.jsonl and scores.json")
@@ -636,6 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config.",
         DATA,
         BOOTSTRAP,
+        VERBOSE,
     )
     p.add_argument("predictions", nargs="?", help="predictions JSONL")
     p.add_argument("--json", type=Path, help="write the whole report (metrics, predictions, coverage, gate) here")
@@ -707,6 +777,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_table(commands)
     register_plot(commands)
     register_results(commands)
+    commands.group("maintainer tools (fetch the sources, build, check and publish a release)")
     p = add(
         "fetch",
         cmd_fetch,
@@ -759,7 +830,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", help="config name, e.g. curated_umd, or baselines")
     p.add_argument("--remote", help="DVC remote name (default: the project's default remote)")
-    commands.group("maintainer tools (build, check and publish a release)")
     add(
         "check-card",
         cmd_check_card,

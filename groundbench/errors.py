@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from difflib import get_close_matches
 from pathlib import Path
 
 
@@ -21,3 +23,13 @@ class GroundBenchError(Exception):
     def __reduce__(self) -> tuple[type, tuple[str, str, str]]:
         # Workers raise it in another process; pickling must rebuild all three parts.
         return (GroundBenchError, (self.path, self.field, self.reason))
+
+
+def unknown_name(where: str | Path, kind: str, given: str, valid: Sequence[str], also: str = "") -> GroundBenchError:
+    """The error for a name that is not one of ``valid`` (a config, condition, answer format, ...), worded one
+    way everywhere: the name given, the closest valid one when there is one, then every valid name (``also``
+    adds to that list, e.g. a rule that makes more names). Raised by the caller: ``raise unknown_name(...)``."""
+    close = get_close_matches(given, list(valid), n=1, cutoff=0.75)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    names = ", ".join(valid) or "none"
+    return GroundBenchError(where, kind, f"unknown {kind} {given!r}{hint} ({kind}s: {names}{also})")

@@ -36,7 +36,9 @@ import yaml
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.datafolder import data_location
 from groundbench.core.manifests import sha256_file
-from groundbench.errors import GroundBenchError
+from groundbench.core.project import is_project
+from groundbench.errors import GroundBenchError, unknown_name
+from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
 
 SPLIT = "test"
@@ -87,9 +89,10 @@ def iter_batches(config_dir: Path, columns: Sequence[str] | None = None) -> Iter
 def config_dir(folder: Path, config: str) -> Path:
     """``folder/data/<config>``, or one clear error when the folder does not publish that config."""
     path = folder / "data" / config
-    if not data_files(path):
-        found = ", ".join(published_configs(folder)) or "none"
-        raise GroundBenchError(folder, "config", f"{config!r} is not published in this folder (configs: {found})")
+    if not data_files(path) and config == BASELINES_CONFIG:
+        raise GroundBenchError(folder, "config", "this folder publishes no baselines config (groundbench assemble)")
+    if not data_files(path):  # the configs a row can be read from: `baselines` holds aggregates
+        raise unknown_name(folder, "config", config, [n for n in published_configs(folder) if n != BASELINES_CONFIG])
     return path
 
 
@@ -222,27 +225,46 @@ def resolve_folder(spec: str | Path | None, root: Path | None = None) -> Path:
     path = Path(spec)
     if not path.is_absolute() and root is not None and (root / path).is_dir():
         path = root / path
+    if path.is_dir() and is_project(path):  # `--data .` in a checkout: the project, not what it publishes
+        raise GroundBenchError(
+            path.resolve(),
+            "folder",
+            f"a GroundBench project, not its published folder: pass --data {Path('data', 'groundbench')} "
+            "(the project's published folder is also the default when --data is not given)",
+        )
     if path.is_dir():
         return path
     text = str(spec)
     if REPO_ID.match(text) and not path.exists():
         return _download(text, path)
-    raise GroundBenchError(path, "folder", "expected a published GroundBench folder (a path) or a Hub repo id ORG/NAME")
+    raise GroundBenchError(
+        path, "folder", "no such folder (expected a published GroundBench folder, or a Hub repo id ORG/NAME)"
+    )
 
 
 def _download(repo_id: str, local: Path) -> Path:
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+    """The Hub copy of ``repo_id`` (from the local Hub cache when it holds one); each failure says its cause."""
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
 
+    here = f"no folder {local} here"
     try:
         return Path(snapshot_download(repo_id, repo_type="dataset", allow_patterns=[CARD, "croissant.json", "data/**"]))
-    except (HfHubHTTPError, LocalEntryNotFoundError, OSError) as exc:
-        raise GroundBenchError(
-            repo_id,
-            "folder",
-            f"no published folder at {local} (build it: `groundbench assemble`), and no such dataset on the Hub "
-            f"({type(exc).__name__})",
-        ) from exc
+    except LocalEntryNotFoundError as exc:
+        if constants.HF_HUB_OFFLINE:
+            reason = (
+                f"{here}, and HF_HUB_OFFLINE=1 forbids downloading the Hub dataset {repo_id} (it is not in the "
+                f"local Hub cache): run with HF_HUB_OFFLINE=0 to download it once, or pass a local folder"
+            )
+        else:
+            reason = f"{here}, and the Hub could not be reached to download {repo_id} ({exc.__class__.__name__})"
+        raise GroundBenchError(repo_id, "folder", reason) from exc
+    except RepositoryNotFoundError as exc:
+        reason = f"{here}, and no dataset {repo_id} on the Hub (or it is private: log in with `hf auth login`)"
+        raise GroundBenchError(repo_id, "folder", reason) from exc
+    except (HfHubHTTPError, OSError) as exc:
+        reason = f"{here}, and the Hub dataset {repo_id} could not be downloaded ({exc.__class__.__name__}: {exc})"
+        raise GroundBenchError(repo_id, "folder", " ".join(reason.split())) from exc
 
 
 def card_front_matter(folder: Path) -> dict[str, Any]:

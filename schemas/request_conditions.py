@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
 
 TEXT_ONLY_SUFFIX = "/text_only"
@@ -55,6 +56,22 @@ def is_text_only(condition: str) -> bool:
 def is_known(condition: str) -> bool:
     base = base_condition(condition)
     return base in BASE_CONDITIONS and not (is_text_only(condition) and base == GUI)
+
+
+# Said after the list of conditions in an unknown-condition error: the names the suffix makes.
+TEXT_ONLY_NAMES = f"; and each but {GUI} + '{TEXT_ONLY_SUFFIX}'"
+
+
+def unknown_condition(where: str, condition: str) -> GroundBenchError:
+    """The unknown-name error of a condition, listing every condition (``where``: what named it)."""
+    return unknown_name(where, "condition", condition, BASE_CONDITIONS, TEXT_ONLY_NAMES)
+
+
+def check_condition(condition: str, where: str) -> str:
+    """``condition`` when known, else :func:`unknown_condition`."""
+    if not is_known(condition):
+        raise unknown_condition(where, condition)
+    return condition
 
 
 def supplies_region(condition: str) -> bool:

@@ -239,11 +239,39 @@ def _keyword_pattern(keyword: str) -> re.Pattern[str]:
 
 
 def free_form_actions(text: str | None) -> set[str]:
-    """Every action with at least one keyword in the text."""
+    """Every action a keyword in the text names. A keyword found inside a longer keyword's match does not count
+    ("wrap-grasp" names wrap-grasp, not grasp too; "turn on" names push, not rotate too)."""
     if not text:
         return set()
-    table = keyword_table()["keywords"]
-    return {a for a, words in table.items() if any(_keyword_pattern(w).search(text) for w in words)}
+    found = sorted(
+        (
+            (match.end() - match.start(), match.start(), match.end(), action)
+            for action, words in keyword_table()["keywords"].items()
+            for word in words
+            for match in _keyword_pattern(word).finditer(text)
+        ),
+        reverse=True,
+    )
+    kept: list[tuple[int, int, int, str]] = []
+    for length, start, end, action in found:  # longest first
+        if not any(other > length and s < end and start < e for other, s, e, _ in kept):
+            kept.append((length, start, end, action))
+    return {action for *_, action in kept}
+
+
+def free_form_correct(text: str | None, target: str) -> bool:
+    """Credited only when the target action is the one action the text names (scoring/keywords.yaml)."""
+    return free_form_actions(text) == {target}
+
+
+def free_form_ambiguous(text: str | None) -> bool:
+    """The text names several actions: a failure, counted on its own."""
+    return len(free_form_actions(text)) > 1
+
+
+def every_keyword_answer() -> str:
+    """An answer listing every keyword of every action: what gaming the keyword scorer would send (it scores 0)."""
+    return ", ".join(str(word).rstrip("*") for words in keyword_table()["keywords"].values() for word in words)
 
 
 # --- GUI ------------------------------------------------------------------------------------------------------
@@ -374,7 +402,9 @@ def _counterfactual(head: Mapping[str, Any], items: Sequence[Scored], seed: int,
 def _free_form(
     head: Mapping[str, Any], items: Sequence[Scored], columns: Mapping[str, Any], seed: int, resamples: int
 ) -> list[dict]:
-    hits = [s.row["target_action"] in free_form_actions(s.answer.text) for s in items]
+    hits = [free_form_correct(s.answer.text, s.row["target_action"]) for s in items]
+    gaming = every_keyword_answer()
+    every_keyword = rate(sum(free_form_correct(gaming, s.row["target_action"]) for s in items), len(items))
     return [
         _rated(
             head,
@@ -384,6 +414,8 @@ def _free_form(
             seed,
             resamples,
             **columns,
+            ambiguous=sum(free_form_ambiguous(s.answer.text) for s in items),
+            baseline_every_keyword=every_keyword,
             note="keyword sets in scoring/keywords.yaml; " + str(keyword_table()["notes"]),
         )
     ]

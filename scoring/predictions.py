@@ -34,13 +34,12 @@ from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
 from groundbench.loaders.records import config_names, read_config
 from groundbench.schemas.request_conditions import (
-    BASE_CONDITIONS,
     FREE_FORM,
     GUI,
-    TEXT_ONLY_SUFFIX,
     base_condition,
     is_known,
     row_allows,
+    unknown_condition,
 )
 from groundbench.scoring.formats import DEFAULT, AnswerFormat, parse_format
 from groundbench.scoring.formats.read import gui_answer, part_answer
@@ -112,7 +111,6 @@ class BadLine(Exception):
 
 
 SHOWN = 20  # bad lines listed in the error; the counts per kind cover the rest
-VALID_CONDITIONS = f"expected one of {', '.join(BASE_CONDITIONS)}, or a non-GUI one + '{TEXT_ONLY_SUFFIX}'"
 
 
 def bad_lines_error(source: str, total: int, problems: list[tuple[str, BadLine]]) -> GroundBenchError:
@@ -205,7 +203,7 @@ def _identify(line: Any, rows: Rows) -> tuple[str, str, str]:
     if not isinstance(example_id, str) or example_id not in rows:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
     if not isinstance(condition, str) or not is_known(condition):
-        raise BadLine("condition", f"unknown condition {condition!r}: {VALID_CONDITIONS}")
+        raise BadLine("condition", unknown_condition("", str(condition)).reason)
     return model, example_id, condition
 
 

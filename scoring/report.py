@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from groundbench.core.atomic import write_text
+from groundbench.results.headline import BASELINES, headlines
 from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
 
 COLUMNS: tuple[str, ...] = (
@@ -35,6 +36,8 @@ COLUMNS: tuple[str, ...] = (
     "baseline_object_center",
     "baseline_best_constant",
     "baseline_center_click",
+    "baseline_every_keyword",
+    "ambiguous",
     "ci_low",
     "ci_high",
     "measures",
@@ -74,6 +77,10 @@ def beside(m: Mapping[str, Any]) -> str:
         parts.append(f"best constant {_cell(m['baseline_best_constant'])}")
     if m.get("baseline_center_click") is not None:
         parts.append(f"center-click {_cell(m['baseline_center_click'])}")
+    if m.get("baseline_every_keyword") is not None:
+        parts.append(f"an answer naming every action {_cell(m['baseline_every_keyword'])}")
+    if m.get("ambiguous") is not None:
+        parts.append(f"ambiguous {m['ambiguous']} (answers naming several actions: failures)")
     if m.get("ci_low") is not None:
         parts.append(f"95% CI [{_cell(m['ci_low'])}, {_cell(m['ci_high'])}]")
     if m.get("measures") == "echo":
@@ -99,6 +106,35 @@ def terminal_table(
         metric = m["metric"] + (f" [{m['detail']}]" if m.get("detail") else "")
         cells = (group if group != last else "", metric, _cell(m["value"]), str(m["n"]), beside(m))
         table.add_row(*(escape(c) for c in cells))
+        last = group
+    return table
+
+
+def _interval(low: float | None, high: float | None) -> str:
+    return "—" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def summary_table(metrics: Sequence[Mapping[str, Any]]) -> Table:
+    """What a score comes to, first: each (config, condition)'s headline figure with its interval and the
+    baselines of the same rows (``results.headline``); the breakdown is :func:`terminal_table` (``--verbose``)."""
+    found = headlines(metrics)
+    models = sorted({h.model for h in found})
+    label = dict(BASELINES)
+    title = f"GroundBench headline figures of {models[0]}" if len(models) == 1 else "GroundBench headline figures"
+    caption = "95% CI resampled by object; strata never pooled; every other metric: --verbose, or the JSON report"
+    table = Table(title=escape(title), caption=escape(caption))
+    for column in ("config / condition", "metric", "value", "95% CI", "n", "baselines of the same rows"):
+        table.add_column(column, justify="right" if column in ("value", "n") else "left")
+    last = None
+    for h in found:
+        group = f"{h.config} / {h.condition}" + (f" ({h.model})" if len(models) > 1 else "")
+        baselines = "; ".join(f"{label[key]} {value:.3f}" for key, value in h.baselines.items())
+        if h.tau is not None:
+            baselines += f" (at τ {h.tau:.3f})"
+        if h.ambiguous is not None:
+            baselines += f"; {h.ambiguous} ambiguous answers (several actions named: failures)"
+        cells = (group if group != last else "", h.metric, _cell(h.value), _interval(h.ci_low, h.ci_high), str(h.n))
+        table.add_row(*(escape(c) for c in (*cells, baselines or "—")))
         last = group
     return table
 

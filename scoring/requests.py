@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.loaders.prompts import request
 from groundbench.loaders.published import config_dir, iter_batches
-from groundbench.schemas.request_conditions import is_known, row_allows
+from groundbench.schemas.request_conditions import check_condition, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.profiles import Profile, parse_profile
 from groundbench.scoring.profiles.resample import resized_png, scaled_row
@@ -39,8 +39,7 @@ def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
     """The card's manifest sha256 of ``config``, or one error listing the configs a model can be asked
     (a misspelt config: the same list ``score`` gives)."""
     if config not in gate.manifest_sha256:
-        names = ", ".join(sorted(gate.manifest_sha256)) or "none"
-        raise GroundBenchError(folder, "config", f"{config!r} is not a config of this folder (configs: {names})")
+        raise unknown_name(folder, "config", config, sorted(gate.manifest_sha256))
     return gate.manifest_sha256[config]
 
 
@@ -69,8 +68,7 @@ def write_requests(
     """Write the requests (sorted by example id; excluded rows are never requested); returns how many. Under a
     profile each line also carries ``profile``, ``answer_format``, its ``system`` text and, when the image is
     to be sent in another frame, ``resize`` (the image written to ``images`` is then the resized one)."""
-    if not is_known(condition):
-        raise GroundBenchError("requests", "condition", f"unknown condition {condition!r}")
+    check_condition(condition, "command line")
     profile = None if profile_spec is None else parse_profile(profile_spec)
     gate = folder_gate(folder)
     manifest = manifest_sha256(folder, gate, config)

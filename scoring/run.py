@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.render import synthetic_line, synthetic_notice
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.records import read_config
@@ -19,7 +20,7 @@ from groundbench.scoring.api import check_resamples, score_file
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
-from groundbench.scoring.report import provenance_lines, terminal_table, write_csv, write_json
+from groundbench.scoring.report import provenance_lines, summary_table, terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
 
 
@@ -30,18 +31,14 @@ def run_score(
     outputs: dict[str, Path | None],
     out: Console,
     err: Console,
+    verbose: bool = False,
 ) -> int:
+    """Score, write the outputs asked for, and print the result first: the headline figures beside their
+    baselines (with ``verbose``, every metric and the gate's hashes too); notices one line each, once."""
     report = score_file(predictions, folder=folder, **options)
-    for banner in report.banners:
-        loud = any(word in banner for word in ("OVERRIDDEN", "NOT GATED", "SYNTHETIC"))
-        err.print(escape(banner), style="bold red" if loud else "bold")
+    print_banners(report.banners, report.notice, report.synthetic_configs, err)
     if report.warning:
-        err.print(escape(report.warning), style="bold yellow")
-    for line in provenance_lines(report.gate):
-        out.print(escape(line))
-    for model, fmt in report.answer_formats.items():
-        out.print(escape(f"answer format {model}: {fmt['spec']}"))
-    out.print(terminal_table(report.metrics))
+        err.print(escape(report.warning), style="bold yellow", soft_wrap=True)
     if outputs.get("json") is not None:
         write_json(outputs["json"], report.to_dict())  # type: ignore[arg-type]
     if outputs.get("csv") is not None:
@@ -49,13 +46,47 @@ def run_score(
     if outputs.get("missing") is not None:
         text = "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing)
         write_text(outputs["missing"], text)  # type: ignore[arg-type]
+    print_result(report.metrics, report.gate, out, verbose, report.answer_formats)
     err.print(
         f"scored {len(report.predictions)} predictions ({len(report.missing)} expected rows missing, "
-        f"{len(report.excluded_predictions)} for excluded rows not scored) into {len(report.metrics)} metric rows"
+        f"{len(report.excluded_predictions)} for excluded rows not scored) into {len(report.metrics)} metric rows",
+        soft_wrap=True,
     )
-    if report.synthetic_configs:  # said last too: the line a reader of a long run sees
-        err.print(escape(f"SYNTHETIC: {', '.join(report.synthetic_configs)} are embedded samples, not the benchmark"))
     return 0
+
+
+def print_banners(banners: Sequence[str], notice: str | None, synthetic: Sequence[str], err: Console) -> None:
+    """The report's banners, one line each; the synthetic notice as its one line (the JSON keeps it whole)."""
+    for banner in banners:
+        if banner == notice:
+            err.print(escape(synthetic_line(synthetic)), style="bold red", soft_wrap=True)
+            continue
+        loud = any(word in banner for word in ("OVERRIDDEN", "NOT GATED", "SUBSET"))
+        err.print(escape(banner), style="bold red" if loud else "bold", soft_wrap=True)
+
+
+def print_result(
+    metrics: Sequence[Mapping[str, Any]],
+    gate: Mapping[str, Any],
+    out: Console,
+    verbose: bool,
+    answer_formats: Mapping[str, Mapping[str, Any]] | None = None,
+) -> None:
+    """The data scored against (one line), each model's answer format, and the headline table; with ``verbose``
+    the breakdown after it."""
+    out.print(escape(provenance_lines(gate)[0]))
+    for model, fmt in (answer_formats or {}).items():
+        out.print(escape(f"answer format {model}: {fmt['spec']}"))
+    out.print(summary_table(metrics))
+    if verbose:
+        print_breakdown(metrics, gate, out)
+
+
+def print_breakdown(metrics: Sequence[Mapping[str, Any]], gate: Mapping[str, Any], out: Console) -> None:
+    """Every manifest and template hash the scores were gated to, then every metric."""
+    for line in provenance_lines(gate)[1:]:
+        out.print(escape(line))
+    out.print(terminal_table(metrics))
 
 
 def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_out: Path | None, out: Console) -> int:
@@ -70,9 +101,9 @@ def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_
     if not entries:
         raise GroundBenchError(b, "condition", f"no (config, condition) is scored by both {a.name} and {b.name}")
     synthetic = sorted({e["config"] for e in entries} & set(gate.synthetic_configs))
-    notice = synthetic_notice(synthetic)
+    notice = synthetic_notice(synthetic)  # whole in the JSON, one line on the terminal
     if notice:
-        out.print(escape(notice), style="bold red")
+        out.print(escape(synthetic_line(synthetic)), style="bold red", soft_wrap=True)
     table = Table(title=escape(f"paired difference A - B (A = {a.name}, B = {b.name}); 95% CI resampled by object"))
     for column in ("config / condition", "metric", "n", "A", "B", "A - B", "95% CI"):
         table.add_column(column)

@@ -13,7 +13,9 @@ import math
 import re
 import shutil
 import statistics
+import tomllib
 from collections import Counter
+from email.message import Message
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,7 @@ import pytest
 import yaml
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from groundbench.cards.project import ProjectInfo, _people
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
 from groundbench.core.shards import ShardWriter
@@ -148,6 +151,50 @@ def test_card_parses_back_offline_with_the_declared_metadata(built: Path) -> Non
             assert names == list(BASELINE_FEATURES)
         else:
             assert "example_id" in names and "image" in names
+
+
+# A Hub dataset id of GroundBench as the docs and the card write it (load_dataset, --data, --dataset, --repo-id).
+HUB_ID = re.compile(
+    r"""(?:load_dataset\(|--data |--dataset |--repo-id |datasets/)["']?(?!data/)([\w<>.-]+/groundbench)\b"""
+)  # data/groundbench: a local folder
+
+
+def _repo_id() -> str:
+    url = yaml.safe_load((REPO / "params.yaml").read_text())["dataset"]["url"]
+    return str(url).removeprefix("https://huggingface.co/datasets/")
+
+
+def test_the_card_names_one_repo_id_and_the_projects_repository_maintainers_and_contact(built: Path) -> None:
+    text = (built / "data/groundbench/README.md").read_text()
+    assert set(HUB_ID.findall(text)) == {_repo_id()}  # the Quickstart, How to load, results export, BibTeX
+    assert len(HUB_ID.findall(text)) >= 5
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    section = text.split("## Code, maintainers and contact\n")[1].split("\n## ")[0]
+    assert f"- Code repository: {project['urls']['Repository']} " in section
+    assert f"- Maintainers: {', '.join(m['name'] for m in project['maintainers'])}\n" in section
+    assert f"- Contact: an issue at {project['urls']['Issues']}\n" in section
+    creator = json.loads((built / "data/groundbench/croissant.json").read_text())["creator"]
+    assert creator["name"] == ", ".join(a["name"] for a in project["authors"])
+    assert creator["url"] == project["urls"]["Repository"]
+
+
+def test_maintainers_addresses_are_the_contact_when_given() -> None:
+    fields = Message()  # core metadata, as importlib.metadata reads it from an installed package
+    fields["Maintainer"] = "A Person"
+    fields["Maintainer-email"] = "B Person <b@example.org>, c@example.org"
+    assert _people(fields, "Maintainer") == ("A Person", "B Person <b@example.org>", "c@example.org")
+    info = ProjectInfo("https://code", "https://code/issues", ("x",), _people(fields, "Maintainer"))
+    assert info.contact == "B Person <b@example.org>, c@example.org, or an issue at https://code/issues"
+
+
+def test_the_docs_name_the_same_repo_id() -> None:
+    found = {
+        (path.name, hub_id)
+        for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "cards/body.md"]
+        for hub_id in HUB_ID.findall(path.read_text())
+        if path.name != "reliability.md"  # generated from the tests' Hub stand-in (org/groundbench)
+    }
+    assert found and {hub_id for _, hub_id in found} == {_repo_id()}, found
 
 
 def test_every_number_in_the_card_equals_the_shards(built: Path) -> None:

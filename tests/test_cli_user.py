@@ -1,8 +1,9 @@
 """The CLI as a new user meets it, each command run for real in a subprocess, outside the checkout.
 
-Where ``--data`` is looked for (one rule for every command and for ``load_config``), a misspelt config,
-a model name inspect does not know, progress bars in a log, and result tables as wide as ``COLUMNS``
-says. The published folder is a UMD sample build made once per run (tests/builds.py).
+Where ``--data`` is looked for (one rule for every command and for ``load_config``), a model name inspect
+does not know, progress bars in a log, and result tables as wide as ``COLUMNS`` says (misspelt names and the
+project rule: tests/test_cli_project.py). The published folder is a UMD sample build made once per run
+(tests/builds.py).
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def test_root_then_the_variable_then_the_option(folder: Path, tmp_path: Path) ->
     assert groundbench(tmp_path, *args, str(tmp_path / "b.jsonl"), GROUNDBENCH_DATA=str(copy)).returncode == 0
     missing = tmp_path / "no_such_folder"
     line = one_error(groundbench(tmp_path, "--root", str(project), *args, "x.jsonl", GROUNDBENCH_DATA=str(missing)))
-    assert line.startswith(f"error: {missing}: folder: expected a published GroundBench folder")
+    assert line.startswith(f"error: {missing}: folder: no such folder (expected a published GroundBench folder")
     # --data: wins over both
     result = groundbench(
         tmp_path, "--root", str(missing), *args, str(tmp_path / "c.jsonl"), "--data", str(copy), GROUNDBENCH_DATA="x/y"
@@ -173,7 +174,7 @@ def test_every_data_command_resolves_the_folder_one_way(command: tuple[str, ...]
     assert f"--data DATA published folder or Hub repo id ORG/NAME {HELP}" in help_text
     missing = tmp_path / "no_such_folder"
     line = one_error(groundbench(tmp_path, *command, GROUNDBENCH_DATA=str(missing)))
-    assert line.startswith(f"error: {missing}: folder: expected a published GroundBench folder"), line
+    assert line.startswith(f"error: {missing}: folder: no such folder (expected a published GroundBench folder"), line
 
 
 @pytest.mark.parametrize("command", ["compare", "eval-log", "table", "plot"])
@@ -197,28 +198,7 @@ def test_load_config_follows_the_same_rule(folder: Path, tmp_path: Path) -> None
         assert f"{CHECKOUT_DATA}: folder: no published folder here" in alone.stderr, alone.stderr
 
 
-# ---------------------------------------------------------------- 2. a misspelt config
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        ("requests", "curatd_umd", "--condition", "part_named"),
-        ("eval", "curatd_umd", "--condition", "part_named", "--model", "mockllm/model"),
-        ("score", "--sanity", "curatd_umd"),
-    ],
-    ids=["requests", "eval", "score"],
-)
-def test_a_misspelt_config_lists_the_configs(command: tuple[str, ...], folder: Path, tmp_path: Path) -> None:
-    line = one_error(
-        groundbench(tmp_path, *command, "--data", str(folder), *(["--out", "run"] * (command[0] == "eval")))
-    )
-    assert line.startswith(f"error: {folder}: config: 'curatd_umd' is not"), line
-    assert re.search(r"\(configs: (baselines, )?bulk_umd, curated_umd\)$", line), line
-    assert not (tmp_path / "run").exists()
-
-
-# ---------------------------------------------------------------- 3. a model inspect does not know
+# ---------------------------------------------------------------- 2. a model inspect does not know
 
 
 @pytest.mark.parametrize(
@@ -240,7 +220,7 @@ def test_an_unknown_model_is_one_error_line(model: str, expected: str, folder: P
     assert not (tmp_path / "run").exists()  # refused before anything is written
 
 
-# ---------------------------------------------------------------- 4. progress bars only on a terminal
+# ---------------------------------------------------------------- 3. progress bars only on a terminal
 
 
 def test_no_progress_bar_in_a_log(run: Run, folder: Path, tmp_path: Path) -> None:
@@ -262,7 +242,7 @@ def test_progress_bars_still_draw_on_a_terminal(folder: Path, tmp_path: Path) ->
     assert "Generating test split" in shown and "\r" in shown
 
 
-# ---------------------------------------------------------------- 5. result tables as wide as asked
+# ---------------------------------------------------------------- 4. result tables as wide as asked
 
 
 def widest(text: str) -> int:
@@ -271,7 +251,7 @@ def widest(text: str) -> int:
 
 def test_result_tables_follow_columns(run: Run, folder: Path) -> None:
     folder_run, _ = run
-    score = ("score", str(folder_run / "predictions.jsonl"), "--data", str(folder), "--resamples", "20")
+    score = ("score", str(folder_run / "predictions.jsonl"), "--data", str(folder), "--resamples", "20", "--verbose")
     widths = {}
     for columns in ("100", "240"):
         result = groundbench(folder_run.parent, *score, COLUMNS=columns)

@@ -6,6 +6,7 @@ every shell block of the README either run here as written or marked with where 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,25 @@ def test_every_readme_shell_block_runs_or_says_why_not() -> None:
             if test:
                 assert f"def {test}(" in (REPO / name).read_text(), f"README line {block.line}: no test {where}"
     assert any(b.marker is None for b in shell), "the Quickstart runs"
+
+
+def test_every_readme_python_block_names_its_interpreter() -> None:
+    """The prose just before a Python block of the README says to run it with `.venv/bin/python`: a plain
+    `python3` has no `groundbench` (it is installed into `.venv` only)."""
+    text = (REPO / README).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    python = [b for b in markdown.blocks(text) if b.info == "python"]
+    assert python, "the README has a Python block"
+    for block in python:
+        paragraph = " ".join(lines[: block.line - 1]).rsplit("```", 1)[-1][-400:]
+        assert "`.venv/bin/python`" in paragraph, f"README line {block.line}: {paragraph}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p) for p in FILES])
+def test_no_page_claims_an_unmeasured_suite_size_or_time(path: Path) -> None:
+    """A count of tests and how long they took goes stale with the next test; no page states one."""
+    text = markdown.text_of(path, REPO)
+    assert not re.search(r"\b\d+ tests in \d", text), path
 
 
 def _venv() -> Path:

@@ -22,7 +22,8 @@ import yaml
 from datasets import load_dataset
 from huggingface_hub import parse_eval_result_entries
 
-from groundbench.results.plots import draw, headline_specs
+from groundbench.results.headline import BASELINES as HEADLINE_BASELINES
+from groundbench.results.plots import BASELINE_STYLE, draw, headline_specs
 from groundbench.results.runs import load_runs
 from groundbench.results.tasks import declared_tasks
 from tests.conftest import REPO, build_all, run_cli
@@ -32,6 +33,10 @@ pytestmark = pytest.mark.slow  # builds a UMD + GUI project and runs inspect-ai
 
 UMD, GUI = "curated_umd", "gui_sheets"
 CONDITIONS = ("part_named", "part_named/text_only", "image_only")
+NOTICE = (
+    f"SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {GUI} were built from GroundBench's embedded samples; a score "
+    "on them means nothing about a model (build from the real sources first)."
+)
 BASELINES = (
     ("baseline_majority", "majority"),
     ("blind_bound", "blind bound"),
@@ -173,7 +178,8 @@ def test_table_figures_equal_each_runs_scores(built: Path, runs: list[Path], tmp
     # Markdown: every model's cell is the scores.json value and interval, marked where a baseline is inside it.
     assert run_cli(built, "table", *args, "--format", "markdown", "--out", str(tmp_path / "t.md")) == 0
     text = (tmp_path / "t.md").read_text()
-    assert text.startswith("> **⚠️ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK.")
+    assert text.startswith(f"> **⚠️ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {GUI} were built from")
+    assert text.count("SYNTHETIC") == 1  # once for the table, however many runs it holds
     body = [line.strip("|").split(" | ") for line in text.splitlines() if line.startswith("| ")]
     header, table = [c.strip() for c in body[0]], [[c.strip() for c in row] for row in body[2:]]
     assert header[:5] == ["config", "stratum", "condition", "metric", "n"]
@@ -211,9 +217,48 @@ def test_terminal_table_follows_columns_and_carries_the_notice(
         assert run_cli(built, "table", *(str(r) for r in runs)) == 0
         captured = capsys.readouterr()
         widths[columns] = max(len(line) for line in captured.out.splitlines())
-        assert "SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK" in captured.err
+        assert [line for line in captured.err.splitlines() if "SYNTHETIC" in line] == [NOTICE]  # one line, once
         assert "GroundBench results" in captured.out
     assert widths["100"] <= 100 < widths["240"] <= 240
+
+
+def _headline_rows(stdout: str, report: dict[str, Any]) -> None:
+    """Every headline of the report is a line of the printed table: its metric, value and interval."""
+    for m in _headlines(report):
+        interval = "—" if m.get("ci_low") is None else f"[{m['ci_low']:.3f}, {m['ci_high']:.3f}]"
+        cells = [m["metric"], f"{m['value']:.3f}", interval, str(m["n"])]
+        assert any(all(f" {c} " in line for c in cells) for line in stdout.splitlines()), (cells, stdout)
+    for m in _headlines(report):
+        if m["metric"] == "action_accuracy":
+            assert f"majority {m['baseline_majority']:.3f}; blind bound {m['blind_bound']:.3f}" in stdout
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["default", "verbose"])
+def test_score_and_eval_lead_with_the_headline_figures(
+    built: Path, runs: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], verbose: bool
+) -> None:
+    half = runs[2]
+    report = _scores(half)
+    flag = ["--verbose"] if verbose else []
+    assert run_cli(built, "score", str(half / "predictions.jsonl"), *flag) == 0
+    scored = capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+        command = ["eval", GUI, "--condition", "gui", "--model", "mockllm/model", "--display", "none", *flag]
+        assert run_cli(built, *command, "--out", str(tmp_path / "run")) == 0
+    evaluated = capsys.readouterr()
+    for captured, scores in ((scored, report), (evaluated, _scores(tmp_path / "run"))):
+        _headline_rows(captured.out, scores)
+        # the breakdown (parse rates, per-type success, gate hashes) only when asked for; always in the JSON
+        assert {"strict_parse_rate", "gui_success_by_target_type"} <= {m["metric"] for m in scores["metrics"]}
+        for text in ("strict_parse_rate", "gui_success_by_target_type", f"manifest {GUI}: "):
+            assert (text in captured.out) == verbose, text
+        assert len(captured.out.splitlines()) < (200 if verbose else 25)
+        assert [line for line in captured.err.splitlines() if "SYNTHETIC" in line] == [NOTICE]  # one line, once
+
+
+def test_every_baseline_a_headline_carries_has_a_line_style() -> None:
+    assert set(BASELINE_STYLE) == {key for key, _ in HEADLINE_BASELINES}  # the free-form every-keyword answer too
 
 
 def test_runs_gated_to_different_data_are_refused(
@@ -347,21 +392,36 @@ def test_results_export_push_opens_a_pull_request_whose_yaml_equals_the_scores(
 ) -> None:
     run = runs[2]  # scripted/half
     report = _scores(run)
-    export = ["results", "export", str(run), "--model-repo", "org/model", "--dataset", "org/groundbench"]
+    export = ["results", "export", str(run), "--model-repo", "scripted/half", "--dataset", "org/groundbench"]
+    other = [
+        "results",
+        "export",
+        str(run),
+        "--model-repo",
+        "Qwen/Qwen2.5-VL-7B-Instruct",
+        "--dataset",
+        "org/groundbench",
+    ]
     with HubStub() as hub:
         # the published dataset at its version tag, as `groundbench publish` leaves it
         published = hub.seed(
             "org/groundbench", {"README.md": (built / "data/groundbench/README.md").read_bytes()}, "v0.1.0"
         )
         refused = cli_against(hub.endpoint, tmp_path, built, *export, "--push")
+        mismatch = cli_against(hub.endpoint, tmp_path, built, *other, "--allow-synthetic", "--push")
+        mismatch_allowed = (*other, "--allow-synthetic", "--allow-model-mismatch", "--out", str(tmp_path / "other"))
+        exported = cli_against(hub.endpoint, tmp_path, built, *mismatch_allowed)
         allowed = (*export, "--push", "--allow-synthetic", "--out", str(tmp_path / "out"))
         result = cli_against(hub.endpoint, tmp_path, built, *allowed)
     assert refused.returncode == 2
     assert "synthetic_configs: gui_sheets were built from embedded samples" in refused.stderr
+    assert mismatch.returncode == 2 and "opened a pull request" not in mismatch.stderr
+    assert "the run's model 'scripted/half' is not --model-repo 'Qwen/Qwen2.5-VL-7B-Instruct'" in mismatch.stderr
+    assert exported.returncode == 0 and list((tmp_path / "other" / ".eval_results").glob("*.yaml"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert hub.unknown == []
     (pull,) = hub.pull_requests
-    assert pull["repo"] == "org/model" and "GroundBench 0.1.0" in pull["header"]["summary"]
+    assert pull["repo"] == "scripted/half" and "GroundBench 0.1.0" in pull["header"]["summary"]
     assert "GET /api/datasets/org/groundbench/revision/v0.1.0" in hub.requests  # the tag resolved to its commit
     tasks = declared_tasks((built / "data/groundbench/eval.yaml").read_text())
     wanted = {

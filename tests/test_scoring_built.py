@@ -575,7 +575,7 @@ def test_the_gate_refuses_a_wrong_manifest_and_records_what_was_scored(
     lines = _answer_lines(requests, "m", parsed={"action": "grasp"})
     good = _write(tmp_path / "good.jsonl", lines)
     out = tmp_path / "good.json"
-    assert run_cli(built, "score", str(good), "--json", str(out), "--csv", str(tmp_path / "g.csv")) == 0
+    assert run_cli(built, "score", str(good), "--json", str(out), "--csv", str(tmp_path / "g.csv"), "--verbose") == 0
     report = json.loads(out.read_text())
     gate = folder_gate(built / HF_FOLDER)
     assert report["gate"]["status"] == f"gated ({len(lines)} of {len(lines)} lines carry gate fields)"
@@ -652,7 +652,7 @@ def test_compare_gives_the_paired_difference_with_an_interval(built: Path, tmp_p
 def test_gui_labels_are_text_not_rich_markup(built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     requests = _requests(built, tmp_path, "gui_text", "gui")
     path = _write(tmp_path / "g.jsonl", _answer_lines(requests, "[bold]m[/bold]", response='{"point": [1, 1]}'))
-    assert run_cli(built, "score", str(path), "--resamples", "10") == 0
+    assert run_cli(built, "score", str(path), "--resamples", "10", "--verbose") == 0  # the breakdown's labels
     stdout = capsys.readouterr().out
     rows = read_table(built / SHARDS / "gui_text").drop_columns(["image"]).to_pylist()
     kinds = {r["extras"]["gui"]["data_type"] for r in rows if r["extras"]["gui"]["data_type"]}

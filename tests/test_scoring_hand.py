@@ -43,10 +43,18 @@ import yaml
 from groundbench.loaders.published import write_config
 from groundbench.schemas.conditions import ALL_CONDITIONS
 from groundbench.schemas.features import FORMAT_VERSION, arrow_schema, new_record
+from groundbench.scoring.api import score
 from groundbench.scoring.baselines import bake_row_baselines, config_baselines
 from groundbench.scoring.gate import card_key
 from groundbench.scoring.gui_rules import coverage_precision
-from groundbench.scoring.metrics import box_iou, cluster_bootstrap, free_form_actions, selected_parts
+from groundbench.scoring.metrics import (
+    box_iou,
+    cluster_bootstrap,
+    every_keyword_answer,
+    free_form_actions,
+    keyword_table,
+    selected_parts,
+)
 from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, has_answer_fields, parse_response, settle
 from groundbench.scoring.sanity import sanity
 from tests.conftest import run_cli
@@ -481,10 +489,51 @@ def test_localization_shown_is_an_echo_and_selection_is_not_measurable(scored: d
 def test_free_form_keywords(scored: dict) -> None:
     entry = get(scored, "hand_curated", "part_named_free_form", "free_form_action_accuracy")
     check(entry, 3 / 4, 4)
-    assert "more permissive" in entry["note"]
+    assert entry["ambiguous"] == 0 and entry["baseline_every_keyword"] == 0.0
+    assert "more permissive" in entry["note"] and "one action the answer names" in entry["note"]
     assert free_form_actions("Press the button") == {"push"}
     assert free_form_actions("Swing it open.") == set()
     assert "rotate" in free_form_actions("Twisting it")
+    # a keyword inside a longer keyword's match names nothing more
+    assert free_form_actions("Wrap-grasp the mug's body.") == {"wrap-grasp"}
+    assert free_form_actions("Turn on the kettle.") == {"push"}
+    assert free_form_actions("Hold around the cup") == {"wrap-grasp"}
+    assert free_form_actions("Hold the handle and turn it") == {"grasp", "rotate"}
+
+
+def test_free_form_cannot_be_gamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer listing every action's keywords names every action: ambiguous on every row, 0 (version 1
+    credited it on every row); hedging between two actions fails too, and both count as ambiguous."""
+    assert keyword_table()["version"] == 2
+    gaming = every_keyword_answer()
+    assert free_form_actions(gaming) == set(keyword_table()["keywords"])  # all 11 actions
+    folder = _write_folder(tmp_path)
+    hedges = {"a/r1": "Pull it, or push it.", "a/r2": "Push it.", "a/r3": "Pull it or lift it.", "a/r4": "Turn it."}
+    lines = [
+        *({"model": "gamer", "example_id": f"a/r{i}", "response": gaming} for i in range(1, 5)),
+        *({"model": "hedger", "example_id": eid, "response": text} for eid, text in hedges.items()),
+    ]
+    for line in lines:
+        line["condition"] = "part_named_free_form"
+    metrics = {
+        m["model"]: m
+        for m in score(lines, folder=folder, configs=["hand_curated"], subset=True, resamples=50).metrics
+        if m["metric"] == "free_form_action_accuracy"
+    }
+    gamer, hedger = metrics["gamer"], metrics["hedger"]
+    assert (gamer["value"], gamer["count"], gamer["n"], gamer["ambiguous"]) == (0.0, 0, 4, 4)
+    assert (hedger["value"], hedger["count"], hedger["ambiguous"]) == (0.5, 2, 2)  # r2 push, r4 rotate
+    assert gamer["baseline_every_keyword"] == hedger["baseline_every_keyword"] == 0.0
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    monkeypatch.setenv("COLUMNS", "240")  # a table row per line
+    assert (
+        run_cli(tmp_path, "score", str(predictions), "--data", str(folder), "--config", "hand_curated", "--subset") == 0
+    )
+    shown = capsys.readouterr().out
+    assert shown.count("every-keyword answer 0.000") == 2 and "4 ambiguous answers" in shown  # beside the figure
 
 
 def test_counterfactual_compliance_shortcut_bootstrap_and_transitions(scored: dict) -> None:

@@ -21,7 +21,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
 from groundbench.evaluate.profile import profiled_input
 from groundbench.loaders.prompts import build_prompt, template_hash
-from groundbench.schemas.request_conditions import is_known, is_text_only, row_allows
+from groundbench.schemas.request_conditions import check_condition, is_text_only, row_allows
 from groundbench.scoring.profiles import Profile
 from groundbench.scoring.profiles.resample import scaled_row
 
@@ -37,9 +37,9 @@ def load_rows(folder: Path, config: str) -> Dataset:
     from datasets import Image
 
     from groundbench.loaders import load_config
+    from groundbench.loaders.published import config_dir
 
-    if not (folder / "data" / config).is_dir():
-        raise GroundBenchError(folder, "data", f"config {config!r} is not in this GroundBench folder")
+    config_dir(folder, config)  # an unknown config: the error listing the folder's configs
     return load_config(config, folder).cast_column("image", Image(decode=False))
 
 
@@ -82,8 +82,7 @@ def samples(
     profile: Profile | None = None,
 ) -> list[Sample]:
     """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
-    if not is_known(condition):
-        raise GroundBenchError("eval", "condition", f"unknown condition {condition!r}")
+    check_condition(condition, "command line")
     dataset = load_rows(folder, config)
     # Choose the rows without their images, then read only the images of the rows chosen.
     chosen = sorted(

@@ -33,8 +33,8 @@ AUTOMATIC: tuple[str, ...] = tuple(name for name, s in SOURCES.items() if s.auto
 
 
 def spec(name: str) -> SourceSpec:
-    from groundbench.errors import GroundBenchError
+    from groundbench.errors import unknown_name
 
     if name not in SOURCES:
-        raise GroundBenchError("command line", "source", f"expected one of {sorted(SOURCES)}, found {name!r}")
+        raise unknown_name("command line", "source", name, sorted(SOURCES))
     return SOURCES[name]

@@ -27,6 +27,7 @@ def _command(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+# Help strings are %-formats (95%% prints 95%); descriptions are printed as written.
 # --data of the three commands, defined once (an argparse parent parser, as groundbench/cli.py's DATA).
 SCORED_ON = argparse.ArgumentParser(add_help=False)
 SCORED_ON.add_argument(
@@ -40,7 +41,7 @@ def register_table(sub: Any) -> None:
         parents=[SCORED_ON],
         help="Models x (config, condition): headline figures with 95%% intervals and the baselines of the same rows.",
         description="Read runs (scores.json files or `groundbench eval` run folders) and print models x (config, "
-        "condition) with each headline metric, its 95%% interval and the baselines of the same rows; a dagger "
+        "condition) with each headline metric, its 95% interval and the baselines of the same rows; a dagger "
         "marks an interval that includes a baseline. Runs gated to different data are refused.",
     )
     p.set_defaults(func=_command("cmd_table"))
@@ -56,7 +57,7 @@ def register_plot(sub: Any) -> None:
         help="Figures of runs (PNG + SVG, deterministic): headline figures with intervals and baselines, GUI "
         "breakdowns, a paired-difference forest plot.",
         description="Write, for the runs (scores.json files or run folders): one figure per headline metric "
-        "(each model's value and 95%% interval per config and condition, baselines as reference lines), GUI "
+        "(each model's value and 95% interval per config and condition, baselines as reference lines), GUI "
         "success per target type and per frame size, and with --compare the forest plot of `groundbench compare "
         "--json` files; plus plots.json, every plotted number.",
     )
@@ -65,7 +66,7 @@ def register_plot(sub: Any) -> None:
     p.add_argument(
         "--compare", action="append", default=[], metavar="COMPARE_JSON", help="`groundbench compare --json` output"
     )
-    p.add_argument("--out", default="build/plots", help="folder for the figures (default: build/plots)")
+    p.add_argument("--out", help="folder for the figures (default: build/plots of the project)")
 
 
 def register_results(sub: Any) -> None:
@@ -90,3 +91,8 @@ def register_results(sub: Any) -> None:
     e.add_argument("--push", action="store_true", help="open a pull request with the files on --model-repo")
     e.add_argument("--allow-synthetic", action="store_true", help="export scores on a synthetic sample build anyway")
     e.add_argument("--allow-subset", action="store_true", help="export the scores of a deliberate subset anyway")
+    e.add_argument(
+        "--allow-model-mismatch",
+        action="store_true",
+        help="export under --model-repo though the run's recorded model names another (refused by default)",
+    )

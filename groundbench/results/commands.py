@@ -16,6 +16,7 @@ from rich.markup import escape
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
+from groundbench.core.project import find_project
 from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import resolve_folder
@@ -53,7 +54,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
         for notice in built.notices:
-            err.print(escape(notice), style="bold red")
+            err.print(escape(notice), style="bold red", soft_wrap=True)
         ResultConsole().print(table.terminal(built))
         return 0
     text = {"markdown": table.markdown, "latex": table.latex, "csv": table.to_csv}[args.format](built)
@@ -63,7 +64,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         write_text(Path(args.out), text)
         err.print(f"{args.format} table of {len(built.columns)} models x {len(built.rows)} rows -> {args.out}")
     for notice in built.notices:
-        err.print(escape(notice), style="bold red")
+        err.print(escape(notice), style="bold red", soft_wrap=True)
     return 0
 
 
@@ -96,7 +97,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     if comparisons:
         notice = plots.notice_of(runs) if runs else _compare_notice(args, comparisons)
         specs.append(plots.forest_spec(comparisons, notice))
-    out = Path(args.out)
+    out = Path(args.out) if args.out else (find_project(args.root) or Path.cwd()) / "build" / "plots"
     written = []
     for spec in specs:
         plot = plots.render_spec(spec)

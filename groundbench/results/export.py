@@ -2,7 +2,8 @@
 pull request on the model repository (huggingface_hub ``create_commit(..., create_pr=True)``, the documented
 way to add community results to a model one does not own).
 
-Refused, each with one line: a run gated to other data than the folder's (the tasks and the revision would
+Refused, each with one line: a run whose model is not the model repository's (unless allowed), a run
+gated to other data than the folder's (the tasks and the revision would
 not describe it), a synthetic sample build or a deliberate subset (unless allowed), a run of several models
 without ``--model``, and a run none of whose headlines has a declared task.
 """
@@ -15,8 +16,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from groundbench.cards.render import synthetic_line
 from groundbench.core.atomic import write_text
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.results.hub import Export, export_entries
 from groundbench.results.runs import Run, gate_differences, load_run
 from groundbench.results.tasks import EVAL_YAML, declared_tasks
@@ -34,11 +36,27 @@ def _repo_id(value: str, option: str) -> str:
 def _model(run: Run, chosen: str | None) -> str:
     if chosen is not None:
         if chosen not in run.models:
-            raise GroundBenchError(run.path, "--model", f"expected one of {run.models}, found {chosen!r}")
+            raise unknown_name(run.path, "model", chosen, run.models)
         return chosen
     if len(run.models) != 1:
         raise GroundBenchError(run.path, "--model", f"the run holds {len(run.models)} models {run.models}: name one")
     return run.models[0]
+
+
+def names_repo(model: str, repo: str) -> bool:
+    """Is the run's model (inspect's PROVIDER/[API/]ORG/MODEL, or a bare ORG/MODEL) the model repository's?"""
+    model, repo = model.lower(), repo.lower()
+    return model == repo or model.endswith(f"/{repo}")
+
+
+def _check_model(run: Run, model: str, model_repo: str, allowed: bool) -> None:
+    if not names_repo(model, model_repo) and not allowed:
+        raise GroundBenchError(
+            run.path,
+            "model",
+            f"the run's model {model!r} is not --model-repo {model_repo!r} (expected a name ending in {model_repo}, "
+            f"e.g. vllm/{model_repo}); --allow-model-mismatch exports it under that repository anyway",
+        )
 
 
 def _check(run: Run, folder: Path, allow_synthetic: bool, allow_subset: bool) -> None:
@@ -89,6 +107,7 @@ def export_run(args: argparse.Namespace, folder: Path, err: Console) -> int:
     run = load_run(Path(args.run), lambda: folder)
     model_repo, dataset = _repo_id(args.model_repo, "--model-repo"), _repo_id(args.dataset, "--dataset")
     model = _model(run, args.model)
+    _check_model(run, model, model_repo, args.allow_model_mismatch)
     _check(run, folder, args.allow_synthetic, args.allow_subset)
     eval_yaml = folder / EVAL_YAML
     if not eval_yaml.is_file():
@@ -108,8 +127,8 @@ def export_run(args: argparse.Namespace, folder: Path, err: Console) -> int:
         for line in export.skipped:
             err.print(escape(f"skipped {line}"))
         err.print(f"{len(export.files)} eval results of {model} ({dataset} at {revision}) -> {out}/.eval_results")
-        if run.notice:
-            err.print(escape(run.notice), style="bold red")
+        if run.synthetic_configs:  # the entries' notes carry the whole notice
+            err.print(escape(synthetic_line(run.synthetic_configs)), style="bold red", soft_wrap=True)
         if args.push:
             url = push(model_repo, export, version)
             err.print(f"opened a pull request on {model_repo}: {url}")

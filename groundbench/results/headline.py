@@ -24,6 +24,7 @@ BASELINES: tuple[tuple[str, str], ...] = (
     ("baseline_image_center", "image centre"),
     ("baseline_best_constant", "best constant"),
     ("baseline_center_click", "centre click"),
+    ("baseline_every_keyword", "every-keyword answer"),  # free form: an answer naming every action (scores 0)
 )
 
 
@@ -56,6 +57,7 @@ class Headline:
     count: int | None
     baselines: dict[str, float]  # report column -> value, only the ones the entry carries
     tau: float | None = None
+    ambiguous: int | None = None  # free form: answers naming several actions (failures)
 
     @property
     def row_key(self) -> tuple[str, str, str, str]:
@@ -95,6 +97,7 @@ def headlines(metrics: Iterable[Mapping[str, Any]]) -> list[Headline]:
                 count=None if m.get("count") is None else int(m["count"]),
                 baselines={k: float(m[k]) for k, _ in BASELINES if m.get(k) is not None},
                 tau=_float(m.get("tau")),
+                ambiguous=None if m.get("ambiguous") is None else int(m["ambiguous"]),
             )
         )
     return out

@@ -33,6 +33,7 @@ BASELINE_STYLE = {  # report column -> (line style, colour)
     "baseline_image_center": ("-.", "#2166ac"),
     "baseline_best_constant": ((0, (5, 1, 1, 1, 1, 1)), "#1b7837"),
     "baseline_center_click": ("--", "#762a83"),
+    "baseline_every_keyword": ((0, (1, 2)), "#b35806"),  # free form: an answer naming every action (0)
 }
 BASELINE_LABEL = dict(BASELINES)
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.render import synthetic_line, synthetic_notice
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import CARD, CARD_KEY, card_metadata
 
@@ -149,9 +149,7 @@ def check_same_data(runs: Sequence[Run]) -> None:
 
 
 def notices(runs: Sequence[Run]) -> list[str]:
-    """The distinct synthetic notices of the runs, in run order."""
-    out: list[str] = []
-    for run in runs:
-        if run.notice and run.notice not in out:
-            out.append(run.notice)
-    return out
+    """The synthetic notice of the runs together: one line naming every synthetic config any of them scored
+    (none when no run scored one), said once however many runs there are."""
+    names = sorted({name for run in runs for name in run.synthetic_configs})
+    return [synthetic_line(names)] if names else []

@@ -16,7 +16,7 @@ from typing import Any
 
 from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, iter_batches, shard_files
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 
@@ -41,7 +41,7 @@ WHERE_WORDS = ("excluded", "included", "reask")
 def config_folder(root: Path, config: str) -> Path:
     """The shard folder of a registered, built config (a clear error otherwise)."""
     if config not in BY_NAME:
-        raise GroundBenchError("CONFIG", "config", f"unknown config {config!r}; expected one of {sorted(BY_NAME)}")
+        raise unknown_name("CONFIG", "config", config, sorted(BY_NAME))
     folder = root / SHARDS / config
     if (folder / ABSENT_MARKER).exists():
         raise GroundBenchError(folder, "config", "absent from the build (its source is null in params.yaml)")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from groundbench.cards.project import project_info
 from groundbench.cards.render import groundbench_citation, licence_rows, rai_facts
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
@@ -246,7 +247,11 @@ def croissant_document(facts: DatasetFacts) -> dict[str, Any]:
         # Several sources, several terms: one entry per source the build read (the card's Licences section).
         "license": [f"{title} ({configs}): {licence}" for title, configs, licence in licence_rows(facts)],
         "citeAs": groundbench_citation(facts),
-        "creator": {"@type": "sc:Organization", "name": "GroundBench contributors"},
+        "creator": {
+            "@type": "sc:Organization",
+            "name": ", ".join(project_info().authors),
+            "url": project_info().repository,
+        },
         "keywords": ["affordance", "grounding", "vision-language models", "benchmark"],
         "inLanguage": facts.languages,
         **{f"rai:{key}": value for key, value in rai_facts(facts).items()},

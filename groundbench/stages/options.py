@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from groundbench.core.project import ROOT_HELP, project_root
+
 if TYPE_CHECKING:
     from groundbench.core.params import Params
 
@@ -18,7 +20,7 @@ console = Console(stderr=True)  # what a command says goes to stderr; stdout is 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:
     """``--root`` and ``--debug``: given before the command (``groundbench --root DIR COMMAND ...``)."""
-    parser.add_argument("--root", help="repository root holding params.yaml and data/ (default: .)")
+    parser.add_argument("--root", help=ROOT_HELP)
     parser.add_argument(
         "--debug",
         action="store_true",
@@ -51,7 +53,9 @@ ENGINE.add_argument(
 
 
 def root(args: argparse.Namespace) -> Path:
-    return Path(args.root or ".").resolve()  # None: not given (the --data resolver tells the two apart)
+    """The project every command works on: ``--root``, else the one around the working directory (one rule,
+    ``groundbench.core.project``); ``args.root`` stays None when not given (the --data resolver tells the two apart)."""
+    return project_root(args.root)
 
 
 def params(args: argparse.Namespace) -> Params:

@@ -24,7 +24,14 @@ from string import Template
 from typing import Any
 
 from groundbench.errors import GroundBenchError
-from groundbench.schemas.request_conditions import FREE_FORM, GUI, base_condition, is_known, is_text_only, row_allows
+from groundbench.schemas.request_conditions import (
+    FREE_FORM,
+    GUI,
+    base_condition,
+    check_condition,
+    is_text_only,
+    row_allows,
+)
 from groundbench.schemas.rows import target_part
 from groundbench.schemas.vocab import ACTIONS
 
@@ -92,8 +99,7 @@ def fields(row: Mapping[str, Any]) -> dict[str, str]:
 
 
 def build_prompt(row: Mapping[str, Any], condition: str) -> str:
-    if not is_known(condition):
-        raise GroundBenchError("request", "condition", f"unknown condition {condition!r}")
+    check_condition(condition, "request")
     values = fields(row)
     return "\n\n".join(Template(template_text(n)).substitute(values).strip() for n in template_names(condition))
 

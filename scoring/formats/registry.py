@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.scoring.formats import resize, syntax
 from groundbench.scoring.formats.syntax import Found
 
@@ -265,7 +265,7 @@ def parse_format(text: str, where: str = "command line", option: str = "--answer
     name, _, rest = text.strip().partition(":")
     family = FAMILIES.get(name)
     if family is None:
-        raise GroundBenchError(where, option, f"unknown answer format {name!r}: expected one of {', '.join(names())}")
+        raise unknown_name(where, "profile" if option == "--profile" else "answer format", name, names())
     known = {p.name: p for p in family.params}
     given: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
