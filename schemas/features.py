@@ -466,13 +466,10 @@ def description(path: str) -> str | None:
     return NESTED_DOCS.get(parent, {}).get(name)
 
 
-@functools.cache  # one schema object per version: shards compare it on every batch
-def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
-    """The exact Arrow schema of a shard: HF features metadata plus the format version.
-
-    The published copies of the shards (data/groundbench/) also carry the dataset version.
-    """
-    schema = FEATURES.arrow_schema
+def stamped(columns: Columns, dataset_version: str | None) -> pa.Schema:
+    """The Arrow schema of ``columns`` (HF features metadata included) with GroundBench's own metadata entry:
+    the format version, and the dataset version when given. The one stamp of every schema written."""
+    schema = columns.arrow_schema
     metadata = dict(schema.metadata or {})
     facts = {"format_version": FORMAT_VERSION}
     if dataset_version is not None:
@@ -482,13 +479,18 @@ def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
 
 
 @functools.cache  # one schema object per version: shards compare it on every batch
+def arrow_schema(dataset_version: str | None = None) -> pa.Schema:
+    """The exact Arrow schema of a shard: HF features metadata plus the format version.
+
+    The published copies of the shards (data/groundbench/) also carry the dataset version.
+    """
+    return stamped(FEATURES, dataset_version)
+
+
+@functools.cache  # one schema object per version: shards compare it on every batch
 def published_arrow_schema(dataset_version: str) -> pa.Schema:
     """The schema of a published Parquet file: the record columns plus ``PUBLISHED_COLUMNS``."""
-    schema = PUBLISHED_FEATURES.arrow_schema
-    metadata = dict(schema.metadata or {})
-    facts = {"format_version": FORMAT_VERSION, "dataset_version": dataset_version}
-    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
-    return schema.with_metadata(metadata)
+    return stamped(PUBLISHED_FEATURES, dataset_version)
 
 
 def dataset_version_of(schema: pa.Schema) -> str | None:

@@ -37,7 +37,6 @@ from typing import Any
 
 import numpy as np
 
-from groundbench.converters.gapartnet import CONVERTER_VERSION
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry, read_audit
 from groundbench.converters.gapartnet.clean_render import (
@@ -98,6 +97,7 @@ from groundbench.converters.gapartnet.records import (
 )
 from groundbench.converters.gapartnet.renderer import png_bytes
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
+from groundbench.converters.gapartnet.version import CONVERTER_VERSION
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
 from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
 from groundbench.core.parallel import worker_count
