@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from groundbench.converters.gapartnet.actions import action_of
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry, read_audit
 from groundbench.converters.gapartnet.clean_render import (
@@ -107,7 +108,6 @@ from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, r
 from groundbench.core.shards import iter_batches
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
-from groundbench.schemas.gapartnet_actions import action_of
 
 CONFIG = "contrast_gapartnet"
 CONSTRUCTION = "contrast"

@@ -29,7 +29,7 @@ from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import pyarrow as pa
 from tqdm import tqdm
@@ -37,8 +37,11 @@ from tqdm import tqdm
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.manifests import ManifestEntry, write_manifest
 from groundbench.core.parallel import ordered_map
-from groundbench.core.params import Params, ShardParams
+from groundbench.core.params import ShardParams
 from groundbench.core.shards import ShardWriter
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 ABSENT_MARKER = "ABSENT"
 MANIFEST = "manifest.jsonl"
