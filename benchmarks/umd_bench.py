@@ -339,7 +339,7 @@ def measure_conversion(root: Path, out: Path, audit: Path) -> Usage:
     knobs = params.umd.model_copy(update={"workers": 0})
     # The pipeline's writer bakes the per-row baselines (pipeline.run_source): so does this one.
     return measured(
-        lambda: run(UmdSource(root, audit, knobs), out, params.shards, progress=False, finish=bake_row_baselines)
+        lambda: run(UmdSource(root, audit, knobs), out, params.shards, progress=False, batch_step=bake_row_baselines)
     )
 
 

@@ -74,7 +74,7 @@ def _count_section(name: str, facets: dict[str, dict[str, int]]) -> str:
 
 def reask_section(facts: DatasetFacts) -> str:
     """Re-ask configs: rows per object, informative count and share, transitions, the frozen pool."""
-    configs = [c for c in facts.configs if c.reask is not None]
+    configs = [c for c in facts.configs if "reask" in c.facts]
     if not configs:
         return "(no re-ask config built)"
     lines = [
@@ -83,8 +83,7 @@ def reask_section(facts: DatasetFacts) -> str:
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for c in configs:
-        r = c.reask
-        assert r is not None
+        r = c.facts["reask"]
         lines.append(
             f"| `{c.name}` | {r.rows} | {len(r.rows_per_object)} | {r.informative} | {fmt_float(r.informative_share)} "
             f"| {c.excluded} | {r.pool_objects} | {r.pool_pairs} |"
@@ -92,8 +91,7 @@ def reask_section(facts: DatasetFacts) -> str:
     lines += ["", "Rows per object (an object with many parts yields many rows):", ""]
     lines += ["| config | object | rows | informative | excluded |", "| --- | --- | ---: | ---: | ---: |"]
     for c in configs:
-        r = c.reask
-        assert r is not None
+        r = c.facts["reask"]
         lines.extend(
             f"| `{c.name}` | {o} | {n} | {r.informative_per_object[o]} | {r.excluded_per_object[o]} |"
             for o, n in r.rows_per_object.items()
@@ -101,8 +99,7 @@ def reask_section(facts: DatasetFacts) -> str:
     lines += ["", "Transitions (original action → requested action), all rows and the frozen pool:", ""]
     lines += ["| config | transition | rows | frozen pool rows |", "| --- | --- | ---: | ---: |"]
     for c in configs:
-        r = c.reask
-        assert r is not None
+        r = c.facts["reask"]
         lines.extend(f"| `{c.name}` | {t} | {n} | {r.pool_transitions.get(t, 0)} |" for t, n in r.transitions.items())
     for c in configs:
         if c.stratum != "counterfactual":
@@ -142,13 +139,43 @@ def left_out_section(facts: DatasetFacts) -> str:
     """GAPartNet objects whose annotated parts yield no bulk row, per reason (never visible, below the floor)."""
     lines = ["| config | object | never visible | below the floor | parts |", "| --- | --- | ---: | ---: | --- |"]
     for c in facts.configs:
-        for object_id, reasons in c.left_out.items():
+        for object_id, reasons in c.facts.get("left_out", {}).items():
             parts = "; ".join(f"{reason}: {', '.join(links)}" for reason, links in reasons.items())
             lines.append(
                 f"| `{c.name}` | {object_id} | {len(reasons.get('never_visible', []))} "
                 f"| {len(reasons.get('below_floor', []))} | {_cell(parts)} |"
             )
     return "\n".join(lines) if len(lines) > 2 else "\n".join([*lines, "| (none) | | | | |"])
+
+
+# The facts a source folder adds (``ConfigCard.facts``) that the sections above print by name; any other
+# fact goes in the Source facts table, so a new source's facts reach the card with no edit here.
+SHOWN_FACTS = frozenset({"gui", "reask", "left_out", "skipped_files", "row_kind", "languages"})
+
+
+def source_facts_section(facts: DatasetFacts) -> str:
+    """The folders' other facts as one table, led by its heading and a blank line ("" when there are none:
+    the template's placeholder then leaves the card as it was)."""
+    rows = []
+    for c in facts.configs:
+        for name, value in c.facts.items():
+            if name in SHOWN_FACTS:
+                continue
+            pairs = value.items() if isinstance(value, Mapping) else [("", value)]
+            rows += [f"| `{c.name}` | {_cell(name)} | {_cell(key)} | {_cell(item)} |" for key, item in pairs]
+    if not rows:
+        return ""
+    head = [
+        "",
+        "## Source facts",
+        "",
+        "What each config's source folder adds to the facts above (`converters/<name>/facts.py` of the GroundBench "
+        "repository), by name.",
+        "",
+        "| config | fact | key | value |",
+        "| --- | --- | --- | ---: |",
+    ]
+    return "\n".join([*head, *rows, ""])
 
 
 def _cell(value: object) -> str:
@@ -169,9 +196,10 @@ def gui_sections(facts: DatasetFacts) -> tuple[str, str]:
     summary: list[str] = []
     sizes: list[str] = []
     for c in facts.configs:
-        if c.gui is None:
+        gui = c.facts.get("gui")
+        if gui is None:
             continue
-        groups = [("(all)", c.gui["all"]), *c.gui["by_target_type"].items()]
+        groups = [("(all)", gui["all"]), *gui["by_target_type"].items()]
         for kind, g in groups:
             summary.append(
                 f"| `{c.name}` | {_cell(kind)} | {g['rows']} | {g['excluded']} | {_tally(g['answer_types'])} "
@@ -196,7 +224,7 @@ def imbalance_lines(facts: DatasetFacts) -> list[str]:
         if not c.rows:
             continue
         parts = []
-        if c.gui is None:
+        if "gui" not in c.facts:
             action, count = next(iter(c.by_action.items()))
             actions = len(c.by_action)
             parts.append(
@@ -205,7 +233,7 @@ def imbalance_lines(facts: DatasetFacts) -> list[str]:
             category, count = next(iter(c.by_object_category.items()))
             parts.append(f"object category `{category}` in {_share(count, c.rows)}")
         else:
-            kinds = {k: g["rows"] for k, g in c.gui["by_target_type"].items()}
+            kinds = {k: g["rows"] for k, g in c.facts["gui"]["by_target_type"].items()}
             kind, count = max(kinds.items(), key=lambda item: (item[1], item[0])) if kinds else ("(none)", 0)
             parts.append(f"target type `{_cell(kind)}` in {_share(count, c.rows)}")
         lines.append(f"- `{c.name}`: " + "; ".join(parts) + ".")
@@ -219,7 +247,7 @@ def limitation_lines(facts: DatasetFacts) -> list[str]:
         f"- `{c.name}`: all {c.rows} rows share the target action `{next(iter(c.by_action))}`, so the "
         "majority-action baseline is 1.00 there; it says nothing about action discrimination."
         for c in configs
-        if len(c.by_action) == 1 and c.rows and c.gui is None  # GUI rows have no action to discriminate
+        if len(c.by_action) == 1 and c.rows and "gui" not in c.facts  # GUI rows have no action to discriminate
     ]
     generated = sorted(c.name for c in configs if GENERATED_GUI_SOURCE in c.row_sources)
     if generated:
@@ -410,7 +438,7 @@ def render_body(facts: DatasetFacts) -> str:
     box_rows = [f"| `{c.name}` | {q} | {n} |" for c in configs for q, n in c.by_box_quality.items()]
     target_box_rows = [f"| `{c.name}` | {c.stratum} | {target_box_of(c.source, c.stratum)} |" for c in configs]
     flag_rows = [f"| `{c.name}` | {f} | {n} |" for c in configs for f, n in c.by_flag.items()]
-    clutter_rows = [f"| `{c.name}` | {c.skipped_files} |" for c in configs if c.source == "umd"]
+    clutter_rows = [f"| `{c.name}` | {c.facts['skipped_files']} |" for c in configs if "skipped_files" in c.facts]
     exclusion_rows = [f"| `{c.name}` | {t} | {n} |" for c in configs for t, n in c.by_exclusion_tag.items()]
     licences = [f"| {title} | {names} | {licence} |" for title, names, licence in licence_rows(facts)]
     absent_rows = [f"| `{name}` | {_cell(reason)} |" for name, reason in sorted(facts.absent.items())]
@@ -445,6 +473,7 @@ def render_body(facts: DatasetFacts) -> str:
         clutter_rows=_rows(clutter_rows, 2),
         exclusion_rows=_rows(exclusion_rows, 3),
         reask_section=reask_section(facts),
+        source_facts=source_facts_section(facts),
         default=facts.default,
         limitation_rows="\n".join(limitation_lines(facts)),
         imbalance_rows="\n".join(imbalance_lines(facts)) or "- (no record config built)",

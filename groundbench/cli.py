@@ -51,9 +51,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _print_gui_facts(root: Path) -> None:
+    from groundbench.converters.gui.facts import gui_facts, is_gui
     from groundbench.core.registry import CONFIGS
     from groundbench.stages.built import absent_reasons, built_configs
-    from groundbench.stages.gui_facts import gui_facts, is_gui
     from groundbench.stages.paths import SHARDS
 
     gui = [c.name for c in CONFIGS if is_gui(c.source)]

@@ -55,11 +55,19 @@ def stage_parser(name: str) -> argparse.ArgumentParser:
 
 
 def run_stage(argv: Sequence[str], name: str) -> int:
-    """Parse and run a stage command, importing nothing but its module (and what it imports)."""
-    from groundbench.stages.command import run_stage as run
+    """Parse and run a stage command, importing nothing but its module (and what it imports) and loading no
+    source folder but its ``--folder`` (when given), its parser included."""
 
-    args = stage_parser(name).parse_args(argv)
-    return guarded(lambda: run(args.stage, args), args.debug)
+    def parse_and_run() -> int:
+        from groundbench.core.registry import limited
+        from groundbench.stages.command import run_stage as run
+        from groundbench.stages.options import folder_option
+
+        with limited(folder_option(list(argv))):
+            args = stage_parser(name).parse_args(argv)
+            return run(args.stage, args)
+
+    return guarded(parse_and_run, "--debug" in argv)
 
 
 def guarded(run: Callable[[], int], debug: bool) -> int:

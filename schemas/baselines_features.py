@@ -7,12 +7,11 @@ definitions of every baseline live in ``scoring/baselines.py``.
 from __future__ import annotations
 
 import functools
-import json
 
 import pyarrow as pa
 
 from groundbench.errors import GroundBenchError
-from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
+from groundbench.schemas.features import stamped
 from groundbench.schemas.types import Columns, List, Value
 
 BASELINES_CONFIG = "baselines"
@@ -59,13 +58,7 @@ def baseline_description(path: str) -> str | None:
 @functools.cache  # one schema object per version: shards compare it on every batch
 def baselines_arrow_schema(dataset_version: str | None = None) -> pa.Schema:
     """The Arrow schema of a ``baselines`` shard; published copies also carry the dataset version."""
-    schema = BASELINE_FEATURES.arrow_schema
-    metadata = dict(schema.metadata or {})
-    facts = {"format_version": FORMAT_VERSION}
-    if dataset_version is not None:
-        facts["dataset_version"] = dataset_version
-    metadata[FORMAT_METADATA_KEY] = json.dumps(facts, sort_keys=True).encode()
-    return schema.with_metadata(metadata)
+    return stamped(BASELINE_FEATURES, dataset_version)
 
 
 def validate_baselines_table(table: pa.Table, where: str) -> None:

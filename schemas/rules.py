@@ -6,8 +6,6 @@ check and the first offending example ids.
 
 from __future__ import annotations
 
-import importlib
-
 import pandera.polars as pa
 import polars as pl
 import pyarrow
@@ -15,6 +13,7 @@ import pyarrow
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.features import arrow_schema
+from groundbench.schemas.folders import row_sources
 from groundbench.schemas.vocab import (
     ACTIONS,
     BOX_QUALITIES,
@@ -26,11 +25,8 @@ from groundbench.schemas.vocab import (
     STRATA,
 )
 
-# The row `source` values, from the source folders' specs. Loaded by name: the schemas sit below the core.
-ROW_SOURCES = "groundbench.core.registry:ROW_SOURCES"
-SOURCES: tuple[str, ...] = getattr(
-    importlib.import_module(ROW_SOURCES.partition(":")[0]), ROW_SOURCES.partition(":")[2]
-)
+# The row `source` values, as the source folders' columns declare them (converters/<name>/columns.py).
+SOURCES: tuple[str, ...] = row_sources()
 ACTION_VALUES = [*ACTIONS, NO_ACTION]
 
 

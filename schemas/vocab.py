@@ -20,44 +20,6 @@ ACTIONS: tuple[str, ...] = (
 )
 NO_ACTION = "none"
 
-# UMD `gt_label` ids (README.txt of the release; SRFAff_v1 label_classes.m). 0 is background.
-UMD_LABELS: dict[int, str] = {
-    1: "grasp",
-    2: "cut",
-    3: "scoop",
-    4: "contain",
-    5: "pound",
-    6: "support",
-    7: "wrap-grasp",
-}
-
-# UMD tool categories with their ids from `tool_categories.txt` (alphabetical, 1-based).
-UMD_CATEGORIES: dict[str, int] = {
-    name: index
-    for index, name in enumerate(
-        (
-            "bowl",
-            "cup",
-            "hammer",
-            "knife",
-            "ladle",
-            "mallet",
-            "mug",
-            "pot",
-            "saw",
-            "scissors",
-            "scoop",
-            "shears",
-            "shovel",
-            "spoon",
-            "tenderizer",
-            "trowel",
-            "turner",
-        ),
-        start=1,
-    )
-}
-
 # How a part's box was obtained.
 BOX_QUALITIES: tuple[str, ...] = ("exact", "approximate", "from-mask")
 

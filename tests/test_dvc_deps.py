@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -15,15 +18,18 @@ import yaml
 from dvc.repo import Repo
 
 from groundbench.errors import GroundBenchError
+from groundbench.schemas.folders import listed
+from groundbench.tools import dvcstages
 from groundbench.tools.dvcdeps import (
     Closure,
     check,
     command_entry,
+    command_folders,
     command_modules,
     compact,
     covered,
     imported_names,
-    listed_specs,
+    listed_modules,
     load_layout,
     matrix,
     stage_code,
@@ -98,7 +104,7 @@ def test_the_known_former_misses_are_covered() -> None:
             "schemas/request_conditions.py",
         ],
         "convert_umd": ["groundbench/core/manifests.py", "groundbench/core/parallel.py", "groundbench/core/atomic.py"],
-        "sample_umd": ["schemas/vocab.py"],
+        "sample_umd": ["converters/umd/vocab.py"],
         "sample_gapartnet": ["converters/gapartnet/urdf.py", "converters/gapartnet/annotations.py"],
         "assemble": ["groundbench/core/registry.py", "groundbench/core/shards.py"],
     }
@@ -112,7 +118,7 @@ def test_dvc_yaml_code_deps_are_the_generated_ones() -> None:
 
 
 def test_the_command_maps_to_the_stage_module_that_runs_it() -> None:
-    assert command_entry("bin/groundbench sample umd")[0] == "groundbench.stages.sample"
+    assert command_entry("bin/groundbench sample umd --folder umd")[0] == "groundbench.stages.sample"
     assert command_entry("groundbench convert screenspot_v2 --quiet")[0] == "groundbench.stages.convert"
     assert command_entry("groundbench bake curated_umd")[0] == "groundbench.stages.bake"
     assert command_entry("groundbench --root . report --quiet")[0] == "groundbench.stages.report"
@@ -138,14 +144,15 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
     """The registry names each converter and sample writer as a "module:function" string that a stage loads
     with importlib (core/plugins.py); a stage instance runs its own source's plug-in and no other's."""
     closure = Closure(REPO, load_layout(REPO))
-    umd = command_modules(closure, "groundbench convert umd --quiet")
+    umd = command_modules(closure, "groundbench convert umd --folder umd --quiet")
     assert "groundbench.converters.umd.convert" in umd
     assert "groundbench.converters.umd.records" in umd  # and what the plug-in's module imports
-    # Of the other folders, only what the registry reads on import: their package, spec and params model.
-    assert not {m for m in umd if m.startswith(("groundbench.converters.gui", "groundbench.converters.gapartnet"))} - (
-        spec_modules()
-    )
-    gui = command_modules(closure, "groundbench convert screenspot --quiet")
+    # Of the other folders, only the record schema's: their package and columns module (no spec, no params).
+    others = {m for m in umd if m.startswith(("groundbench.converters.gui", "groundbench.converters.gapartnet"))}
+    assert others == {f"groundbench.converters.{f}{m}" for f in ("gui", "gapartnet") for m in ("", ".columns")}
+    # Without --folder a command may load every folder's spec (a user's `groundbench convert umd`).
+    assert "groundbench.converters.gui.spec" in command_modules(closure, "groundbench convert umd --quiet")
+    gui = command_modules(closure, "groundbench convert screenspot --folder gui --quiet")
     assert "groundbench.converters.gui.convert" in gui and "groundbench.converters.umd.convert" not in gui
     derived = command_modules(closure, "groundbench derive contrast --quiet")
     assert "groundbench.converters.gapartnet.contrast" in derived
@@ -155,9 +162,10 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
 
 
 def spec_modules() -> set[str]:
-    """The modules the registry's listing loads in every stage: each source folder's package, spec and params."""
+    """What a stage serving every source loads of the folders by name: each one's package, spec, params and
+    columns (the registry's and the record schema's), never a converter."""
     closure = Closure(REPO, load_layout(REPO))
-    specs = closure.of({ref.partition(":")[0] for ref in listed_specs()})
+    specs = closure.of({*listed_modules("spec"), *listed_modules("columns")})
     assert specs and all(m.rsplit(".", 1)[-1] not in ("convert", "sample", "records") for m in specs)
     return specs
 
@@ -182,6 +190,77 @@ def test_one_sources_converter_invalidates_only_that_sources_stages() -> None:
     assert _invalidated("converters/umd/sample.py") == {"sample_umd"}
     assert _invalidated("converters/gui/convert.py") == {"convert_gui"}
     assert _invalidated("converters/gapartnet/convert.py") == {"convert_gapartnet"}
+
+
+# The stages that serve every source: they load every folder's spec (a source's spec edit re-runs them).
+EVERY_SOURCE = {"baselines", "store", "assemble", "report"}
+
+
+def _stages_of(folder: str) -> set[str]:
+    """The dvc.yaml stages (foreach merged) of one source folder: its samples' and its sources' stages."""
+    from groundbench.core.registry import limited, view
+
+    with limited([folder]):
+        spec = view().folders[0]
+    return {dvcstages.sample_stage_name(s) for s in spec.samples} | {
+        dvcstages.convert_stage_name(s).split("@")[0] for s in spec.sources
+    }
+
+
+@pytest.mark.parametrize("folder", list(listed()))
+def test_a_sources_edit_re_runs_only_its_own_stages(folder: str) -> None:
+    """Its spec, params, vocabularies and converter code re-run its own stages (and those serving every source)
+    and no stage of another source, no bake either; only its columns reach further: every config's shards share
+    the record schema they are part of."""
+    own = _stages_of(folder)
+    per_source = {s.name for s in stage_code(REPO)} - EVERY_SOURCE
+    assert own and own < per_source
+    layout = load_layout(REPO)
+    shared = {PurePosixPath(f"converters/{folder}/{name}") for name in ("__init__.py", "columns.py")}
+    files = sorted(p for p in layout.modules.values() if p.parts[:2] == ("converters", folder) and p not in shared)
+    assert PurePosixPath(f"converters/{folder}/spec.py") in files and len(files) > 3
+    for path in files:
+        assert not _invalidated(str(path)) & (per_source - own), path
+    assert _invalidated(f"converters/{folder}/spec.py") == own | EVERY_SOURCE
+    assert _invalidated(f"converters/{folder}/params.py") == own | EVERY_SOURCE
+    # Its columns are the record schema's: every stage writing or reading records, but no sample.
+    writes_records = {s for s in per_source if not s.startswith(("sample_", "generate_"))}
+    assert _invalidated(f"converters/{folder}/columns.py") == writes_records | EVERY_SOURCE
+
+
+# Runs a stage command in a fresh process, then reports which modules the process had imported.
+AUDIT = (
+    "import json, sys\nfrom groundbench.entry import main\nstatus = main(sys.argv[1:])\n"
+    "print(json.dumps({'status': status, 'modules': sorted(sys.modules)}))\n"
+)
+
+
+def _stage_commands() -> list[tuple[str, str]]:
+    """(stage instance, command) of every stage of one source, and of one bake, as dvc.yaml runs them."""
+    return sorted(
+        (name, stage.cmd)
+        for name, stage in dvcstages.actual(yaml.safe_load((REPO / "dvc.yaml").read_text())).items()
+        if name not in EVERY_SOURCE and (not name.startswith("bake@") or name == "bake@curated_umd")
+    )
+
+
+@pytest.mark.parametrize(("stage", "command"), _stage_commands())
+def test_a_stage_process_loads_the_folders_its_deps_name(stage: str, command: str, tmp_path: Path) -> None:
+    """What a stage runs matches what dvc-deps makes it depend on: run as dvc.yaml runs it (every source null,
+    so it only marks its outputs absent), the process imports no spec or params of a folder it does not serve."""
+    raw = yaml.safe_load((REPO / "params.yaml").read_text())
+    raw["sources"] = {"umd": None, "gui": dict.fromkeys(raw["sources"]["gui"]), "gapartnet": None}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    (tmp_path / "data/interim/umd/curated_umd").mkdir(parents=True)
+    (tmp_path / "data/interim/umd/curated_umd/ABSENT").write_text("left out\n")
+    argv = ["--root", str(tmp_path), *command.split()[1:]]
+    done = subprocess.run([sys.executable, "-c", AUDIT, *argv], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["status"] == 0, done.stderr
+    loaded = {m.split(".")[2] for m in report["modules"] if m.endswith((".spec", ".params")) and ".converters." in m}
+    serves = command_folders(command)
+    assert serves is not None and loaded == set(serves), (stage, loaded)
 
 
 def test_the_baseline_code_invalidates_only_the_stages_that_bake_baselines() -> None:

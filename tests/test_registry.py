@@ -150,3 +150,61 @@ def test_specs_are_cheap_to_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_one_converter_version_scheme() -> None:
+    """Every folder's converter revision is a whole number (converters/<name>/version.py), bumped by one when
+    its rows change; UMD's and GAPartNet's revision 1 keep the spelling their published rows carry."""
+    import importlib
+    import re
+
+    from groundbench.schemas.folders import listed
+
+    kept = {"umd": "1.0.0", "gapartnet": "1.0.0"}
+    for name, package in listed().items():
+        version = importlib.import_module(f"{package}.version")
+        assert package == version.CONVERTER
+        assert kept.get(name) == version.CONVERTER_VERSION or re.fullmatch(r"[1-9][0-9]*", version.CONVERTER_VERSION)
+
+
+def test_each_folders_columns_carry_its_sources_row_values() -> None:
+    """A folder's columns.py declares the `source` values its rows carry: every source it converts, and the
+    generated GUI suites' own value."""
+    from groundbench.schemas.folders import folder_columns, listed
+
+    for (name, _), columns in zip(listed().items(), folder_columns(), strict=True):
+        spec = load(f"groundbench.converters.{name}.spec:SPEC")
+        assert {s.name for s in spec.sources if not s.derived} <= set(columns.sources), name
+    assert ROW_SOURCES[-1] == "gapartnet" and "groundbench_gui" in ROW_SOURCES
+
+
+def test_a_limited_registry_loads_and_validates_only_its_folders() -> None:
+    """Within `limited`, the registry is those folders' (a stage of one source), and params.yaml is read for
+    the shared sections and theirs only: another folder's section is passed over unread, its own is strict."""
+    import yaml
+
+    from groundbench.core import registry
+    from groundbench.fetch import catalog
+
+    raw = yaml.safe_load((REPO / "params.yaml").read_text())
+    with registry.limited(["umd"]):
+        assert [c.name for c in registry.CONFIGS] == ["curated_umd", "bulk_umd"]
+        assert set(registry.SOURCES) == {"umd"} and set(catalog.SOURCES) == {"umd"}
+        with pytest.raises(GroundBenchError, match="loads only the source folders"):
+            registry.folder("gui")
+        model = registry_params_model()
+        assert not hasattr(validate(model, raw, "params.yaml"), "gui")
+        assert validate(model, {**raw, "gui": {"no_such_knob": 1}}, "params.yaml").umd.window == raw["umd"]["window"]
+        with pytest.raises(GroundBenchError) as error:
+            validate(model, {**raw, "umd": {**raw["umd"], "no_such_knob": 1}}, "params.yaml")
+        assert error.value.field == "umd.no_such_knob"
+    assert len(registry.CONFIGS) == 12  # the limit ends with the block
+    with pytest.raises(GroundBenchError) as error:
+        validate(registry_params_model(), {**raw, "gui": {**raw["gui"], "no_such_knob": 1}}, "params.yaml")
+    assert error.value.field == "gui.no_such_knob"
+
+
+def registry_params_model() -> type:
+    from groundbench.core import params
+
+    return params.Params  # composed from the folders the registry loads now

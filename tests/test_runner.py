@@ -15,7 +15,7 @@ from groundbench.converters.gui.release import ItemResult
 from groundbench.core.parallel import ordered_map
 from groundbench.core.params import load_params
 from groundbench.core.registry import CONFIGS, SOURCES
-from groundbench.core.runner import ABSENT_MARKER, MANIFEST, Context, Emit, MapOptions, Output, Source, run
+from groundbench.core.runner import ABSENT_MARKER, MANIFEST, SUMMARY, Context, Emit, MapOptions, Output, Source, run
 from groundbench.core.shards import read_table
 from groundbench.errors import GroundBenchError
 from tests.conftest import REPO
@@ -64,7 +64,7 @@ def test_the_same_bytes_whatever_the_workers(tmp_path: Path) -> None:
 class _Failing(GuiSource):
     """A source whose finalize step fails after rows were written."""
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
+    def finalize(self, output: Output) -> None:
         assert output.rows("gui_screenspot_v2") == 6
         raise GroundBenchError("finalize", "rows", "planted failure")
 
@@ -120,17 +120,22 @@ class _Counting(Source[int, int]):
         self.seen.append(result)
         return ()
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
-        output.write_text("summary.json", f"{self.seen}\n")
-        return ()
+    def finalize(self, output: Output) -> None:
+        output.write_summary({"seen": self.seen, "transition": "grasp→pull", "count": len(self.seen)})
 
 
 def test_results_reach_the_source_in_item_order_and_declared_configs_exist(tmp_path: Path) -> None:
     source = _Counting()
     assert run(source, tmp_path / "out", PARAMS.shards, progress=False) == {"nothing": 0}
     assert source.seen == [3, 1, 2]
-    assert (tmp_path / "out" / "summary.json").read_text(encoding="utf-8") == "[3, 1, 2]\n"
     assert (tmp_path / "out" / "nothing" / MANIFEST).read_text(encoding="utf-8") == ""
+
+
+def test_the_output_writes_every_summary_one_way(tmp_path: Path) -> None:
+    """One serialiser for every source's summary.json: keys sorted, one-space indent, UTF-8 as it is."""
+    run(_Counting(), tmp_path / "out", PARAMS.shards, progress=False)
+    written = (tmp_path / "out" / SUMMARY).read_bytes()
+    assert written == ('{\n "count": 3,\n "seen": [\n  3,\n  1,\n  2\n ],\n "transition": "grasp→pull"\n}\n'.encode())
 
 
 def test_a_source_factory_builds_from_params(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ import pytest
 import scipy.io
 
 from groundbench.converters.umd.sample import HEIGHT, WIDTH, mat_bytes
+from groundbench.converters.umd.vocab import UMD_LABELS
 from groundbench.core.shards import read_table
-from groundbench.schemas.vocab import UMD_LABELS
 from tests.conftest import run_cli
 
 TOOLS = "part-affordance-dataset/tools"

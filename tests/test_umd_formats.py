@@ -24,11 +24,11 @@ from groundbench.converters.umd.splits import (
     parse_split_file,
     read_splits,
 )
+from groundbench.converters.umd.vocab import UMD_CATEGORIES, UMD_LABELS
 from groundbench.core.geometry import interior_point
 from groundbench.core.geometry import mask_box as tight_box
 from groundbench.core.images import DEFAULT_MAX_PIXELS, inspect_image
 from groundbench.errors import GroundBenchError
-from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 from tests.conftest import UMD_FIXTURES, needs_shared
 
 SPLITS_DIR = UMD_FIXTURES / "yiskw713-ClassActivationMapping" / "part-affordance-dataset"

@@ -5,6 +5,3 @@ semantics, meta) and rendered views (rgb / segmentation / depth / metafile / bbo
 renderer (``renderer.py``; ``render_cli.py`` is ``groundbench render``, ``sample.py`` the
 embedded sample) writes that same render format, so one reader serves both the release and the sample.
 """
-
-CONVERTER = "groundbench.converters.gapartnet"
-CONVERTER_VERSION = "1.0.0"

@@ -27,7 +27,6 @@ frozen pool file (``pool.py``, ``data/audits/contrast_pool.yaml``) or the stage 
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import tempfile
@@ -38,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from groundbench.converters.gapartnet import CONVERTER_VERSION
+from groundbench.converters.gapartnet.actions import action_of
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry, read_audit
 from groundbench.converters.gapartnet.clean_render import (
@@ -99,6 +98,7 @@ from groundbench.converters.gapartnet.records import (
 )
 from groundbench.converters.gapartnet.renderer import png_bytes
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
+from groundbench.converters.gapartnet.version import CONVERTER_VERSION
 from groundbench.converters.gapartnet.views import ViewMeta, parse_metafile
 from groundbench.core.manifests import ManifestEntry, Producer, read_manifest, sha256_bytes
 from groundbench.core.parallel import worker_count
@@ -108,7 +108,6 @@ from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, r
 from groundbench.core.shards import iter_batches
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
-from groundbench.schemas.gapartnet_actions import action_of
 
 CONFIG = "contrast_gapartnet"
 CONSTRUCTION = "contrast"
@@ -559,7 +558,7 @@ class ContrastSource(Source[MineTask, MineResult]):
                 self.pool_notes.append((record["extras"]["reask"]["pair_id"], pair_note(record)))
         return [Emit(CONFIG, result.rows, result.manifest.values())]
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
+    def finalize(self, output: Output) -> None:
         if self.pool_draft is not None:  # before the check: a draft is what a pool that differs needs
             write_pool_draft(self.pool_draft, self.pool_notes, self.pool)
             sys.stderr.write(f"pool draft: {len(self.pool_notes)} pairs, reasons empty -> {self.pool_draft}\n")
@@ -569,9 +568,8 @@ class ContrastSource(Source[MineTask, MineResult]):
         summary["search"] = self.search
         summary["min_mask_share"] = self.min_mask_share
         summary["pool_file"] = None if self.pool is None else self.pool.name
-        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        output.write_summary(summary)
         self.summary = summary
-        return ()
 
     def report(self, progress: bool) -> None:
         for stratum, group in self.search.items():

@@ -9,7 +9,6 @@ runner writes ``<out>/bulk_gapartnet/`` and ``<out>/curated_gapartnet/`` (shards
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -115,7 +114,7 @@ class GapartnetSource(Source[Task, ObjectResult]):
             self.left_out[result.object_id] = object_left_out(result)
         return [Emit("bulk_gapartnet", bulk, result.manifest_bulk.values())]
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
+    def finalize(self, output: Output) -> None:
         curated = sorted(self.curated_rows, key=lambda r: str(r["example_id"]))
         self.light["curated_gapartnet"] = [_light(record) for record in curated]
         output.write(Emit("curated_gapartnet", curated, self.curated_manifest.values()))
@@ -127,8 +126,7 @@ class GapartnetSource(Source[Task, ObjectResult]):
             "strata": strata,
             "left_out": left_out_summary(self.left_out),
         }
-        output.write_text("summary.json", json.dumps(self.summary, indent=1, sort_keys=True) + "\n")
-        return ()
+        output.write_summary(self.summary)
 
     def report(self, progress: bool) -> None:
         for stratum in self.summary["strata"]:  # printed always: the per-action counts are part of the audit trail

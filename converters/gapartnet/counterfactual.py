@@ -17,7 +17,6 @@ item of the converter contract (:mod:`groundbench.core.runner`), which writes
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -157,13 +156,12 @@ class CounterfactualSource(Source[CuratedBatch, BatchReasks]):
         entries = [self.source_manifest[record["image_sha256"]] for record in result.reasks]
         return [Emit(CONFIG, result.reasks, entries)]
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
+    def finalize(self, output: Output) -> None:
         summary = summarize_reask(self.light, CONSTRUCTION)
         summary["source_rows"] = self.sources
         summary["objects_without_reask"] = {o: "a single candidate part" for o in sorted(self.single)}
-        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        output.write_summary(summary)
         self.summary = summary
-        return ()
 
     def report(self, progress: bool) -> None:
         sys.stderr.write(format_reask(self.summary) + "\n")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from groundbench.converters.gapartnet import CONVERTER
+from groundbench.converters.gapartnet.version import CONVERTER
 
 REASK_CONVERTER = f"{CONVERTER}.reask"
 REASK_VERSION = "1.0.0"

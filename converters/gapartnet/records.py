@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from groundbench.converters.gapartnet import CONVERTER, CONVERTER_VERSION
+from groundbench.converters.gapartnet.actions import GAPARTNET_ACTIONS_VERSION, action_of
 from groundbench.converters.gapartnet.annotations import LinkAnnotation, parse_link_annotations
 from groundbench.converters.gapartnet.audit import AuditEntry
 from groundbench.converters.gapartnet.geometry import (
@@ -44,6 +44,7 @@ from groundbench.converters.gapartnet.layout import LINK_ANNOTATION, URDF, Objec
 from groundbench.converters.gapartnet.mechanics import Mechanics, mechanics_of
 from groundbench.converters.gapartnet.params import GapartnetParams
 from groundbench.converters.gapartnet.urdf import Urdf, parse_urdf
+from groundbench.converters.gapartnet.version import CONVERTER, CONVERTER_VERSION
 from groundbench.converters.gapartnet.views import (
     ViewMeta,
     parse_bbox_pickle,
@@ -57,7 +58,6 @@ from groundbench.core.paths import relative_to
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
-from groundbench.schemas.gapartnet_actions import GAPARTNET_ACTIONS_VERSION, action_of
 from groundbench.schemas.masks import encode_in_box
 
 SOURCE = "gapartnet"

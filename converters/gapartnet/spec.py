@@ -87,7 +87,6 @@ SPEC = Folder(
             reads="gapartnet",
             interim="gapartnet_counterfactual",
             derived=True,
-            row_sources=(),
             params=("gapartnet.min_mask_pixels",),
         ),
         SourceSpec(
@@ -106,7 +105,6 @@ SPEC = Folder(
             reads="gapartnet",
             interim="gapartnet_contrast",
             derived=True,
-            row_sources=(),
             reads_raw=True,
             data=(AUDIT, "data/audits/contrast_pool.yaml"),
             params=(
@@ -125,6 +123,7 @@ SPEC = Folder(
     samples=(Sample("gapartnet", "groundbench.converters.gapartnet.sample:write", GapartnetSampleParams),),
     sources_params={"gapartnet": (GapartnetSources | None, ...)},
     sections={"gapartnet": GapartnetParams, "contrast": ContrastParams},
+    facts="groundbench.converters.gapartnet.facts:GapartnetFacts",
     cards={
         "partnet_mobility": Card(
             "PartNet-Mobility (SAPIEN)",

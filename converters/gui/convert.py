@@ -24,12 +24,13 @@ from typing import Any
 
 import yaml
 
-from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION, pointerbench, screenspot
+from groundbench.converters.gui import pointerbench, screenspot
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
 from groundbench.converters.gui.params import GuiParams
 from groundbench.converters.gui.release import ItemResult, OrderedRelease
 from groundbench.converters.gui.rows import Candidate, SourceRow, build_record
+from groundbench.converters.gui.version import CONVERTER, CONVERTER_VERSION
 from groundbench.core.images import ImageInfo, inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.parallel import worker_count

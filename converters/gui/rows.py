@@ -11,11 +11,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundbench.converters.gui import CONVERTER, CONVERTER_VERSION
 from groundbench.converters.gui.boxes import Box, PixelBox, centre, shown
+from groundbench.converters.gui.columns import GUI_EXTRAS
+from groundbench.converters.gui.version import CONVERTER, CONVERTER_VERSION
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
-from groundbench.schemas.features import GUI_EXTRAS, new_record
+from groundbench.schemas.features import new_record
 from groundbench.schemas.vocab import NO_ACTION
 
 # PointerBench's box rule (paper section C; eval.py defaults) and the universal point rule.

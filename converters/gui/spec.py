@@ -131,13 +131,13 @@ SPEC = Folder(
             "groundbench.converters.gui.sample.write:write",
             GuiSampleParams,
             parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"),
-            row_sources=("groundbench_gui",),
             stage="generate_gui",
             command="bin/groundbench generate-gui --quiet",
         ),
     ),
     sources_params={"gui": (GuiSources, ...)},
     sections={"gui": GuiParams},
+    facts="groundbench.converters.gui.facts:GuiFacts",
     cards={
         # The embedded GUI sample (`groundbench generate-gui`): rows of every GUI config built from it say
         # this source. Suite design and file formats follow PointerBench and the ScreenSpot family.

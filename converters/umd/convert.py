@@ -9,10 +9,9 @@ writes ``<out>/bulk_umd/`` and ``<out>/curated_umd/`` (shards plus ``manifest.js
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from groundbench.core.manifests import ManifestEntry
 from groundbench.core.parallel import chunks, worker_count
 from groundbench.core.params import source_root
 from groundbench.core.paths import relative_to
-from groundbench.core.runner import Context, Emit, MapOptions, Output, Source
+from groundbench.core.runner import Context, Emit, MapOptions, Output, Source, Step
 from groundbench.core.shards import records_to_batch
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.features import arrow_schema
@@ -142,7 +141,7 @@ class UmdSource(Source[list[Frame], FramesResult]):
     def map_options(self, items: Sequence[list[Frame]]) -> MapOptions:
         return MapOptions(worker_count(self.knobs.workers), max(1, self.knobs.window // self.knobs.frames_per_task))
 
-    def complete(self, config: str) -> Callable[[pa.RecordBatch], pa.RecordBatch] | None:
+    def batch_step(self, config: str) -> Step | None:
         return image_embedder(self.root) if config == "bulk_umd" else None
 
     def total(self, items: Sequence[list[Frame]]) -> int:
@@ -157,7 +156,7 @@ class UmdSource(Source[list[Frame], FramesResult]):
             self.candidates.setdefault(candidate.frame.tool, []).append(candidate)
         return [Emit("bulk_umd", result.rows, result.manifest)]
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
+    def finalize(self, output: Output) -> None:
         for entry in self.audit.entries:
             frame = choose_frame(entry.tool, self.candidates[entry.tool], self.audit, entry.frame, self.audit_path)
             chosen: ParsedFrame = parse_frame(self.root, frame, self.knobs.max_image_pixels)
@@ -170,8 +169,7 @@ class UmdSource(Source[list[Frame], FramesResult]):
             "min_region_pixels": self.knobs.min_region_pixels,
             "skipped_os_clutter": sorted(self.clutter),
         }
-        output.write_text("summary.json", json.dumps(summary, indent=1, sort_keys=True) + "\n")
-        return ()
+        output.write_summary(summary)
 
     def report(self, progress: bool) -> None:
         if self.clutter or progress:

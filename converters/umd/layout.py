@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from groundbench.converters.umd.vocab import UMD_CATEGORIES
 from groundbench.core.paths import inside_root, relative_to
 from groundbench.errors import GroundBenchError
-from groundbench.schemas.vocab import UMD_CATEGORIES
 
 TOOL_DIR = re.compile(r"^(?P<category>[a-z]+)_(?P<instance>\d{2})$")
 FRAME_FILE = re.compile(

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import numpy as np
 
-from groundbench.converters.umd import CONVERTER, CONVERTER_VERSION
 from groundbench.converters.umd.labels import parse_label, parse_rank
 from groundbench.converters.umd.layout import Frame
 from groundbench.converters.umd.regions import Region, labelled_rect, object_box, regions_of, secondary_actions
 from groundbench.converters.umd.splits import ToolSplits
+from groundbench.converters.umd.version import CONVERTER, CONVERTER_VERSION
+from groundbench.converters.umd.vocab import UMD_CATEGORIES, UMD_LABELS
 from groundbench.core.images import ImageInfo, inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.paths import relative_to
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
-from groundbench.schemas.vocab import UMD_CATEGORIES, UMD_LABELS
 
 SOURCE = "umd"
 

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from groundbench.converters.umd.vocab import UMD_LABELS
 from groundbench.core.geometry import interior_point
 from groundbench.schemas.masks import encode
-from groundbench.schemas.vocab import UMD_LABELS
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ import cv2
 import numpy as np
 import scipy.io
 
+from groundbench.converters.umd.vocab import UMD_CATEGORIES
 from groundbench.core import exact
 from groundbench.core.atomic import atomic_dir
-from groundbench.schemas.vocab import UMD_CATEGORIES
 
 if TYPE_CHECKING:
     from groundbench.core.params import Params

@@ -44,4 +44,5 @@ SPEC = Folder(
     samples=(Sample("umd", "groundbench.converters.umd.sample:write", UmdSampleParams),),
     sources_params={"umd": (str | None, ...)},
     sections={"umd": UmdParams},
+    facts="groundbench.converters.umd.facts:UmdFacts",
 )

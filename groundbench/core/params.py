@@ -9,17 +9,23 @@ repository root.
 The sources' own models live in their folders (``converters/<name>/params.py``) and are composed here
 from the specs: ``sources:``, ``sample:`` and one top-level section per source folder. A section (or
 ``sources:`` entry) whose every key has a default may be left out of the file.
+
+A process limited to some source folders (``groundbench.core.registry.limited``: a stage of one source)
+validates the shared sections and those folders' entries only, and passes over the other folders' keys
+unread: its model never imports another folder's params, so editing them changes nothing it runs. Every
+other process (the user commands, the stages that serve every source) validates the whole file.
 """
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, ValidationInfo, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
 
-from groundbench.core.registry import FOLDERS, NESTED_SOURCES
+from groundbench.core import registry
 from groundbench.core.sections import (  # noqa: F401  (the building blocks, importable from here as before)
     Count,
     Degrees,
@@ -77,24 +83,33 @@ def _defaulted(model: Any) -> Any:
     return (model, ...)
 
 
-def _composed() -> tuple[Any, Any, Any]:
-    """``sources:``, ``sample:`` and the whole file, each a model made from the folders' specs."""
+class PartSection(Section):
+    """A mapping read in part: the keys of folders the process does not load pass unread."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+@functools.cache
+def _composed(view: registry.View) -> tuple[Any, Any, Any]:
+    """``sources:``, ``sample:`` and the whole file, each a model made from the view's folders' specs."""
+    base = Section if view.complete else PartSection
+    folders = view.folders
     sources = create_model(  # type: ignore[call-overload]
         "SourcesParams",
-        __base__=Section,
+        __base__=base,
         __doc__="Where each source is read from: ``sample``, a folder (relative or absolute), or null (left out).",
-        **{key: entry for folder in FOLDERS for key, entry in folder.sources_params.items()},
+        **{key: entry for folder in folders for key, entry in folder.sources_params.items()},
     )
     sample = create_model(  # type: ignore[call-overload]
         "SampleParams",
-        __base__=Section,
+        __base__=base,
         root=(str, ...),
-        **{s.name: _defaulted(s.params) for folder in FOLDERS for s in folder.samples if s.params is not None},
+        **{s.name: _defaulted(s.params) for folder in folders for s in folder.samples if s.params is not None},
     )
-    sections = {key: _defaulted(model) for folder in FOLDERS for key, model in folder.sections.items()}
+    sections = {key: _defaulted(model) for folder in folders for key, model in folder.sections.items()}
     params = create_model(  # type: ignore[call-overload]
         "Params",
-        __base__=Section,
+        __base__=base,
         __doc__="The whole of ``params.yaml``.",
         dataset=(DatasetParams, ...),
         sources=(sources, ...),
@@ -143,7 +158,14 @@ if TYPE_CHECKING:
         report: ReportParams
 
 else:
-    SourcesParams, SampleParams, Params = _composed()
+    COMPOSED = ("SourcesParams", "SampleParams", "Params")
+
+    def __getattr__(name: str) -> Any:
+        # PEP 562: composed from the process's folders when first used, not when this module is imported
+        # (a stage limits itself to its folders first).
+        if name in COMPOSED:
+            return dict(zip(COMPOSED, _composed(registry.view()), strict=True))[name]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # Loading -----------------------------------------------------------------------------------------------
@@ -213,20 +235,20 @@ def load_file(model: type[M], path: Path, what: str) -> M:
 def load_params(root: Path) -> Params:
     # Named relative to the root: the message is the same wherever the repository lives.
     path = root / PARAMS_FILE
-    return validate(Params, read_yaml(path, "file"), PARAMS_FILE)
+    return validate(_composed(registry.view())[2], read_yaml(path, "file"), PARAMS_FILE)
 
 
 def source_value(params: Params, source: str) -> Any:
     """The ``sources:`` value of a source (``umd``, ``pointerbench``, ``gapartnet.assets``, ...)."""
     node: Any = params.sources
-    for key in NESTED_SOURCES.get(source, source).split("."):
+    for key in registry.NESTED_SOURCES.get(source, source).split("."):
         node = None if node is None else getattr(node, key)
     return node
 
 
 def source_root(root: Path, params: Params, source: str) -> Path | None:
     """The folder a source reads from: the embedded sample, a configured folder, or None (left out)."""
-    key = NESTED_SOURCES.get(source, source)
+    key = registry.NESTED_SOURCES.get(source, source)
     value = source_value(params, source)
     if value is None:
         return None

@@ -15,10 +15,12 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.params import Params, SourcesParams
 from groundbench.errors import GroundBenchError
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 COMPLETE = ".groundbench-mirror-complete"
 
@@ -83,4 +85,4 @@ def localise_sources(params: Params, cache: Path | None = None) -> tuple[Params,
     sources = walk(params.sources.model_dump())
     if not urls:
         return params, ()
-    return params.model_copy(update={"sources": SourcesParams.model_validate(sources)}), tuple(urls)
+    return params.model_copy(update={"sources": type(params.sources).model_validate(sources)}), tuple(urls)

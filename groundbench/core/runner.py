@@ -3,27 +3,33 @@
 A source (``converters/<name>/``) only says *what* its rows are: it lists its items (picklable, in a
 fixed order) and turns one item into a result, in a worker process (:attr:`Source.convert`); back in
 the writing process, :meth:`Source.accept` turns each result, in item order, into rows of its configs
-plus their manifest entries (:class:`Emit`), and :meth:`Source.finalize` may add rows made from
-everything seen (a curated selection, a re-ask derivation) and summary files. The runner does the
-rest, the same for every source, as the Hugging Face ``datasets`` packaged builders do: the ordered
-parallel map with bounded memory (:func:`groundbench.core.parallel.ordered_map`), one shard writer
-and one image manifest per config, the atomic output folder (a failed run leaves the previous output
-in place), ``ABSENT`` markers for configs without data, and the progress bar.
+plus their manifest entries (:class:`Emit`), and :meth:`Source.finalize` writes what needs everything
+seen (a curated selection, a re-ask derivation, the summary). The runner does the rest, the same for
+every source, as the Hugging Face ``datasets`` packaged builders do: the ordered parallel map with
+bounded memory (:func:`groundbench.core.parallel.ordered_map`), one shard writer and one image manifest
+per config, the atomic output folder (a failed run leaves the previous output in place), ``ABSENT``
+markers for configs without data, and the progress bar.
+
+One name per job: a *batch step* is what each Arrow batch of a config goes through just before it is
+written (:meth:`Source.batch_step`, then the runner's ``batch_step``: the per-row baselines);
+``finalize`` is the source's last word. One output channel: rows and the summary go through
+:class:`Output`, which owns the summary's serialisation (no source writes a file itself).
 
 Output: ``<out>/<config>/`` (shards + ``manifest.jsonl``) for every config of the source,
-``<out>/<config>/ABSENT`` for each absent one, and the source's own files (``summary.json``).
+``<out>/<config>/ABSENT`` for each absent one, and the source's summary (``summary.json``, when it has one).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 import pyarrow as pa
 from tqdm import tqdm
@@ -31,12 +37,17 @@ from tqdm import tqdm
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.manifests import ManifestEntry, write_manifest
 from groundbench.core.parallel import ordered_map
-from groundbench.core.params import Params, ShardParams
+from groundbench.core.params import ShardParams
 from groundbench.core.shards import ShardWriter
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 ABSENT_MARKER = "ABSENT"
 MANIFEST = "manifest.jsonl"
+SUMMARY = "summary.json"
 
+Step = Callable[[pa.RecordBatch], pa.RecordBatch]  # one Arrow batch in, the batch to write out
 I = TypeVar("I")  # noqa: E741 - an item, as the source lists it
 R = TypeVar("R")  # what converting one item gives
 
@@ -56,7 +67,7 @@ class Emit:
     """Rows of one config, sorted by ``example_id`` and after every row emitted for it before.
 
     ``rows`` are records (dicts) or an Arrow batch built in the worker (written through the config's
-    ``complete`` step); ``manifest`` the entries of their images (a later entry for the same sha256
+    ``batch_step``); ``manifest`` the entries of their images (a later entry for the same sha256
     replaces an earlier one).
     """
 
@@ -86,7 +97,7 @@ class Source(ABC, Generic[I, R]):
     label: str = ""  # progress bar description, e.g. "umd frames"
     unit: str = "item"
     configs: tuple[str, ...] = ()  # configs written (each gets shards and a manifest, even with 0 rows)
-    summary: Mapping[str, Any] = MappingProxyType({})  # what finalize found (derived sources: `groundbench derive`)
+    summary: Mapping[str, Any] = MappingProxyType({})  # what finalize wrote as summary.json (read by `derive`, report)
 
     # A module-level function (or functools.partial of one): it runs in worker processes.
     convert: Callable[[I], R]
@@ -103,8 +114,8 @@ class Source(ABC, Generic[I, R]):
         """Configs of this source without data -> the one line of their ``ABSENT`` marker."""
         return {}
 
-    def complete(self, config: str) -> Callable[[pa.RecordBatch], pa.RecordBatch] | None:
-        """A step applied to each Arrow batch of ``config`` just before it is written (e.g. embedding images)."""
+    def batch_step(self, config: str) -> Step | None:
+        """The step each Arrow batch of ``config`` goes through just before it is written (e.g. embedding images)."""
         return None
 
     def total(self, items: Sequence[I]) -> int:
@@ -118,16 +129,17 @@ class Source(ABC, Generic[I, R]):
     def accept(self, result: R) -> Iterable[Emit]:
         """One item's result, in item order, as rows to write (the source may keep what it needs to finalize)."""
 
-    def finalize(self, output: Output) -> Iterable[Emit]:
-        """Rows made from everything accepted (curated selection, derivations); may write files."""
-        return ()
+    def finalize(self, output: Output) -> None:
+        """After every result was accepted: write what needs all of them (curated selection, derivations) and
+        the summary, through ``output``."""
 
     def report(self, progress: bool) -> None:
         """After the output is in place: what to tell the user (stderr; ``progress`` is False under --quiet)."""
 
 
 class Output:
-    """The writing side the runner hands to :meth:`Source.finalize`: rows so far, and extra files."""
+    """The writing side of a run: the rows of every config (from :meth:`Source.accept` and
+    :meth:`Source.finalize`) and the source's summary."""
 
     def __init__(self, folder: Path, writers: dict[str, ShardWriter]) -> None:
         self.folder = folder
@@ -155,8 +167,11 @@ class Output:
     def counts(self) -> dict[str, int]:
         return dict(self._rows)
 
-    def write_text(self, name: str, text: str) -> None:
-        (self.folder / name).write_text(text, encoding="utf-8")
+    def write_summary(self, summary: Mapping[str, Any]) -> None:
+        """``summary.json`` beside the configs: one serialiser for every source (keys sorted, one-space
+        indent, UTF-8 text as it is, e.g. a ``grasp→pull`` transition, never ``\\u`` escapes)."""
+        text = json.dumps(summary, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        (self.folder / SUMMARY).write_text(text, encoding="utf-8")
 
 
 def write_absent(folder: Path, markers: Mapping[str, str]) -> None:
@@ -170,9 +185,6 @@ def mark_absent(out: Path, markers: Mapping[str, str]) -> None:
     """Replace ``out`` with only the ``ABSENT`` markers (a source left out of the build)."""
     with atomic_dir(out) as tmp:
         write_absent(tmp, markers)
-
-
-Step = Callable[[pa.RecordBatch], pa.RecordBatch]
 
 
 def _then(first: Step | None, second: Step | None) -> Step | None:
@@ -192,14 +204,14 @@ def run(
     shards: ShardParams,
     progress: bool = True,
     engine: Mapping[str, Any] = MappingProxyType({}),
-    finish: Step | None = None,
+    batch_step: Step | None = None,
 ) -> dict[str, int]:
     """Convert ``source`` into ``out`` (replaced atomically); returns rows per config.
 
     ``engine``: further ``ordered_map`` keywords for every source alike (how and where the map runs),
-    added to the source's own :class:`MapOptions`. ``finish``: a step every config's batches take last,
-    after the source's own ``complete`` (the pipeline bakes the per-row baselines there, so the rows
-    leave the writer as ``groundbench bake`` would write them and bake can link the files).
+    added to the source's own :class:`MapOptions`. ``batch_step``: the step every config's batches take
+    after the source's own :meth:`Source.batch_step` (the pipeline bakes the per-row baselines there, so
+    the rows leave the writer as ``groundbench bake`` would write them and bake can link the files).
     """
     items = source.items()
     options = {**source.map_options(items).as_kwargs(), **engine}
@@ -212,7 +224,7 @@ def run(
                         tmp / config,
                         shards.max_bytes,
                         shards.rows_per_batch,
-                        complete=_then(source.complete(config), finish),
+                        batch_step=_then(source.batch_step(config), batch_step),
                     )
                 )
                 for config in source.configs
@@ -229,8 +241,7 @@ def run(
                 for emit in source.accept(result):
                     output.write(emit)
                 bar.update(source.units(result))
-            for emit in source.finalize(output):
-                output.write(emit)
+            source.finalize(output)
         # The writers are closed (each replaced its folder): the manifests go in beside the shards.
         for config in source.configs:
             write_manifest(tmp / config / MANIFEST, output.manifests[config])

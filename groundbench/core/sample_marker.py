@@ -7,12 +7,16 @@ params) and the marker is replaced by the sample."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
+from groundbench.core import registry
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.params import SAMPLE, Params
-from groundbench.core.registry import SAMPLES
+from groundbench.core.params import SAMPLE
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 MARKER = "SAMPLE_NOT_USED"
 
@@ -33,7 +37,7 @@ def unused_reason(params: Params, source: str) -> str | None:
 def marker_parts(source: str) -> tuple[str, ...]:
     """The sub-folders a sample's readers depend on one by one (dvc.yaml's ``convert_gui@<name>`` stages
     each declare ``<sample root>/gui/<name>``; DVC refuses a missing dependency), which get a marker too."""
-    sample = SAMPLES.get(source)
+    sample = registry.SAMPLES.get(source)
     return () if sample is None else sample.parts
 
 

@@ -40,10 +40,10 @@ class ShardWriter:
         rows_per_batch: int,
         schema: pa.Schema | None = None,
         key: str = "example_id",
-        complete: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
+        batch_step: Callable[[pa.RecordBatch], pa.RecordBatch] | None = None,
     ) -> None:
         self.folder = folder
-        self.complete = complete  # applied to each batch cut from add/add_rows' rows just before it is written
+        self.batch_step = batch_step  # applied to each batch cut from add/add_rows' rows just before it is written
         self.max_shard_bytes = max_shard_bytes
         self.rows_per_batch = rows_per_batch
         self.schema = arrow_schema() if schema is None else schema
@@ -86,7 +86,7 @@ class ShardWriter:
 
         They are cut into the same ``rows_per_batch`` batches as :meth:`add` would make, so the
         shards do not depend on how the rows were grouped on their way here. Each cut batch goes
-        through ``complete`` (if given) before it is written.
+        through ``batch_step`` (if given) before it is written.
         """
         if self._buffer:
             raise ValueError("add_rows after add: use one of them per writer")
@@ -100,10 +100,10 @@ class ShardWriter:
             head, rest = table.slice(0, self.rows_per_batch), table.slice(self.rows_per_batch)
             self._pieces = rest.to_batches()  # zero-copy views; copied once, when written
             self._piece_rows = rest.num_rows
-            self._write_batch(self._completed(_one_batch(head)))
+            self._write_batch(self._stepped(_one_batch(head)))
 
-    def _completed(self, batch: pa.RecordBatch) -> pa.RecordBatch:
-        return batch if self.complete is None else self.complete(batch)
+    def _stepped(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        return batch if self.batch_step is None else self.batch_step(batch)
 
     def _check_order(self, batch: pa.RecordBatch) -> None:
         for example_id in batch.column(self.key).to_pylist():
@@ -115,12 +115,12 @@ class ShardWriter:
         if self._pieces:
             table = pa.Table.from_batches(self._pieces, schema=self.schema)
             self._pieces, self._piece_rows = [], 0
-            self._write_batch(self._completed(_one_batch(table)))
+            self._write_batch(self._stepped(_one_batch(table)))
         if not self._buffer:
             return
         batch = records_to_batch(self._buffer, self.schema, self.folder)
         self._buffer = []
-        self._write_batch(self._completed(batch))
+        self._write_batch(self._stepped(batch))
 
     def _write_batch(self, batch: pa.RecordBatch) -> None:
         assert self._tmp is not None, "use ShardWriter as a context manager"

@@ -1,15 +1,20 @@
 """What a source folder declares about itself (``converters/<name>/spec.py``).
 
-Every stage imports the specs, so they hold only strings, these dataclasses and pydantic models: code is
-named by ``"module:function"`` and imported only where it runs. The registry, the fetch catalogue, the
-card's source table, the schema's source list, ``params.yaml``'s model and ``dvc.yaml``'s per-source
-stages are made from them (``groundbench.core.registry``).
+Every stage of a source imports its folder's spec, so specs hold only strings, these dataclasses and
+pydantic models: code is named by ``"module:function"`` and imported only where it runs. The registry, the
+fetch catalogue, the card's source table, ``params.yaml``'s model and ``dvc.yaml``'s per-source stages are
+made from them (``groundbench.core.registry``). What the folder's rows add to the record (columns, row
+``source`` values) is its ``columns.py`` (``groundbench.schemas.folders``), not its spec: those shape every
+config's shards, a spec only its own stages.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 HTTP = "http"  # one archive over HTTP(S), unpacked
 HUB = "hub"  # a Hugging Face dataset repository, pinned to a commit
@@ -79,7 +84,6 @@ class Sample:
     writer: str  # "module:function" with the signature write(root, params, progress=False) -> int
     params: Any = None  # the pydantic model of params.yaml sample.<name> (None: no knobs)
     parts: tuple[str, ...] = ()  # sub-folders read one by one (each gets a marker when the sample is unused)
-    row_sources: tuple[str, ...] = ()  # row `source` values of its own (beyond the sources it feeds)
     stage: str = ""  # its dvc.yaml stage; "" = sample_<name>
     command: str = ""  # that stage's command; "" = bin/groundbench sample <name>
 
@@ -98,7 +102,6 @@ class SourceSpec:
     sample: str = ""  # the name of its embedded sample ("" = none)
     card: Card | None = None
     fetch: Fetch | None = None
-    row_sources: tuple[str, ...] | None = None  # row `source` values it writes; None = its name (derived: none)
     # data deps of its convert stage beyond its sample and fetched folders (audit files, ...)
     data: tuple[str, ...] = ()
     reads_raw: bool = False  # derived: its stage also reads the source's own files (sample and fetched folders)
@@ -118,3 +121,19 @@ class Folder:
     cards: dict[str, Card] = field(default_factory=dict)  # card entries that are not sources (shared assets)
     # BibTeX entries its cards cite that cards/citations.bib does not hold, each as its full text
     bibtex: tuple[str, ...] = ()
+    # "module:Class" of what its configs add to the card's facts (a CardFacts), "" = nothing beyond the shared
+    facts: str = ""
+
+
+class CardFacts(Protocol):
+    """What a folder adds to the card facts of each of its configs (``groundbench.stages.facts``): made once
+    per config, given every batch of the config's published rows (``columns`` only), then asked for its facts.
+
+    Facts are plain data by name (counts, tables); the card prints the names it knows in their sections and
+    every other fact in its "Source facts" table (``cards/render.py``)."""
+
+    columns: tuple[str, ...]  # the record columns it reads
+
+    def add(self, batch: pa.RecordBatch) -> None: ...
+
+    def facts(self) -> dict[str, Any]: ...

@@ -7,9 +7,11 @@ host page (docs/sources.md, "Real sources", names them). Nothing here is fetched
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.registry import FETCHES, configs_of, sources_key
+from groundbench.core import registry
 from groundbench.core.spec import HTTP, HUB, MANUAL, Fetch
 
 __all__ = ["AUTOMATIC", "HTTP", "HUB", "MANUAL", "SOURCES", "SourceSpec", "spec"]
@@ -24,17 +26,34 @@ class SourceSpec(Fetch):
     params_key: str = ""  # key under `sources:` in params.yaml
 
 
-SOURCES: dict[str, SourceSpec] = {
-    name: SourceSpec(**vars(fetch), name=name, makes=configs_of(name), params_key=sources_key(name))
-    for name, fetch in FETCHES.items()
-}
-# What `make fetch` downloads by default (the Makefile's FETCH): every source not behind a request form.
-AUTOMATIC: tuple[str, ...] = tuple(name for name, s in SOURCES.items() if s.automatic)
+@functools.cache  # one catalogue per registry view: the folders the command loads
+def _catalogue(view: registry.View) -> dict[str, SourceSpec]:
+    return {
+        name: SourceSpec(
+            **vars(fetch), name=name, makes=registry.configs_of(name), params_key=registry.sources_key(name)
+        )
+        for name, fetch in registry.FETCHES.items()
+    }
+
+
+if TYPE_CHECKING:
+    SOURCES: dict[str, SourceSpec]
+    AUTOMATIC: tuple[str, ...]  # what `make fetch` downloads by default (the Makefile's FETCH)
+else:
+
+    def __getattr__(name: str) -> Any:
+        # PEP 562: read from the folders the command loads when used (a convert stage loads its own only).
+        if name == "SOURCES":
+            return _catalogue(registry.view())
+        if name == "AUTOMATIC":  # every source not behind a request form
+            return tuple(key for key, s in _catalogue(registry.view()).items() if s.automatic)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def spec(name: str) -> SourceSpec:
     from groundbench.errors import unknown_name
 
-    if name not in SOURCES:
-        raise unknown_name("command line", "source", name, sorted(SOURCES))
-    return SOURCES[name]
+    sources = _catalogue(registry.view())
+    if name not in sources:
+        raise unknown_name("command line", "source", name, sorted(sources))
+    return sources[name]

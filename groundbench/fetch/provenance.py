@@ -11,11 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundbench.core.atomic import write_text
-from groundbench.core.params import Params, source_value
+from groundbench.core.params import source_value
 from groundbench.errors import GroundBenchError
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 SOURCES_DIR = Path("data/sources")
 RECORD = "provenance.json"

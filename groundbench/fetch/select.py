@@ -16,7 +16,8 @@ import yaml
 from groundbench.core.atomic import write_text
 from groundbench.core.params import PARAMS_FILE, SAMPLE
 from groundbench.errors import GroundBenchError
-from groundbench.fetch.catalog import MANUAL, SOURCES, SourceSpec
+from groundbench.fetch import catalog
+from groundbench.fetch.catalog import MANUAL, SourceSpec
 from groundbench.fetch.provenance import SOURCES_DIR, TREE, read_record, tree_dir
 
 LEAF = re.compile(r"^(?P<indent> +)(?P<key>[A-Za-z_][\w]*):(?P<gap> +)(?P<value>[^#\s][^#]*?)(?P<rest>\s*(#.*)?)$")
@@ -26,7 +27,7 @@ PARENT = re.compile(r"^(?P<indent> +)(?P<key>[A-Za-z_][\w]*):\s*(#.*)?$")
 def real_values(root: Path) -> dict[str, Any]:
     """Dotted params key -> value for a build on the fetched sources (null where nothing was fetched)."""
     values: dict[str, Any] = {}
-    for name, spec in SOURCES.items():
+    for name, spec in catalog.SOURCES.items():
         record = read_record(root, name)
         fetched = record is not None and tree_dir(root, name).is_dir()
         tree = (SOURCES_DIR / name / TREE).as_posix()
@@ -55,7 +56,7 @@ def _join(tree: str, rel: str | None) -> str:
 
 
 def sample_values() -> dict[str, Any]:
-    return {key: SAMPLE for spec in SOURCES.values() for key in _keys(spec)}
+    return {key: SAMPLE for spec in catalog.SOURCES.values() for key in _keys(spec)}
 
 
 def _keys(spec: SourceSpec) -> list[str]:
@@ -161,7 +162,7 @@ def use_sources(root: Path, mode: str) -> dict[str, Any]:
     if mode not in ("real", "sample"):
         raise GroundBenchError("command line", "mode", f"expected real or sample, found {mode!r}")
     values = real_values(root) if mode == "real" else sample_values()
-    if mode == "real" and all(read_record(root, name) is None for name in SOURCES):
+    if mode == "real" and all(read_record(root, name) is None for name in catalog.SOURCES):
         raise GroundBenchError(
             SOURCES_DIR, "provenance.json", "no source fetched yet; run `groundbench fetch SOURCE` first"
         )
@@ -181,7 +182,7 @@ def use_sources(root: Path, mode: str) -> dict[str, Any]:
 def absent_hint(root: Path, source: str) -> str:
     """Why a null source is null, for its configs' ABSENT markers: not fetched, or fetched without what its
     configs need (the spec's ``incomplete``)."""
-    spec = SOURCES.get(source)
+    spec = catalog.SOURCES.get(source)
     if spec is None:
         return ""
     record = read_record(root, source)

@@ -7,10 +7,9 @@ import argparse
 import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundbench.core.manifests import sha256_file
-from groundbench.core.params import Params
 from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG
 from groundbench.fetch.provenance import source_provenance
 from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
@@ -19,8 +18,18 @@ from groundbench.stages.hffolder import assemble
 from groundbench.stages.options import console, params, root
 from groundbench.stages.paths import BASELINES, HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
 
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
+
 NAME = "assemble"
 HELP = "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards)."
+
+
+def plugins(args: argparse.Namespace) -> list[str]:
+    """The source folders' card-facts hooks (``Folder.facts``), which the card's facts load by name."""
+    from groundbench.core.registry import FOLDERS
+
+    return [folder.facts for folder in FOLDERS if folder.facts]
 
 
 # Curated configs chosen by a human-written audit file: config -> its params.yaml value (the specs name the key).

@@ -22,6 +22,7 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,14 +30,15 @@ import pyarrow.compute as pc
 from groundbench.core.atomic import atomic_dir, write_text
 from groundbench.core.manifests import file_record, read_manifest, row_digests, sha256_bytes, write_config_manifest
 from groundbench.core.parallel import ordered_map, worker_count
-from groundbench.core.params import Params
-from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, open_shard, shard_files
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.rules import check_arrow_schema, validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.stages.options import console, params, root
 from groundbench.stages.paths import INTERIM, MANIFESTS, SHARDS
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 # Below this many interim bytes one process is faster: the checks cost ~0.4 ms of CPU per row, and a
 # spawned worker spends ~3 CPU s importing Arrow/polars/pandera first (bulk_umd at 1/10 scale, 0.46 GB:
@@ -215,19 +217,41 @@ HELP = "Bake per-row baselines into configs, validate them, write shards and man
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
+    parser.add_argument(
+        "--interim",
+        metavar="FOLDER",
+        help="the folder under data/interim/ holding the configs' converted rows (default: their source's, from "
+        "the registry; dvc.yaml names it, so a bake loads no source folder's spec)",
+    )
+
+
+def folders(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """No source folder when the interim folder is given; else every folder (to find the configs' sources)."""
+    return () if args.interim else None
 
 
 def locks(args: argparse.Namespace) -> list[str]:
     return [f"bake-{config}" for config in args.configs]
 
 
-def run_bake(root: Path, params: Params, config: str) -> BakeResult:
+def interim_folder(config: str) -> str:
+    """The folder under data/interim/ a config's source writes it to, from the registry."""
+    from groundbench.core.registry import BY_NAME
+
     info = BY_NAME.get(config)
     if info is None:
         raise GroundBenchError("dvc.yaml", "config", f"unknown config {config!r}; expected one of {sorted(BY_NAME)}")
+    return info.interim_folder
+
+
+def run_bake(root: Path, params: Params, config: str, interim: str | None = None) -> BakeResult:
+    """Bake ``config`` from ``data/interim/<interim>/<config>/`` (None: its source's folder)."""
+    source = root / INTERIM / (interim or interim_folder(config)) / config
+    if interim and not source.is_dir():  # a converter writes every config of its source, an absent one too
+        raise GroundBenchError(f"{INTERIM}/{interim}", config, "no such converted config: check --interim and the name")
     return bake_config(
         config,
-        root / INTERIM / info.interim_folder / config,
+        source,
         root / SHARDS / config,
         root / MANIFESTS / f"{config}.jsonl",
         params.shards.max_bytes,
@@ -237,7 +261,7 @@ def run_bake(root: Path, params: Params, config: str) -> BakeResult:
 
 def run(args: argparse.Namespace) -> int:
     for config in args.configs:
-        result = run_bake(root(args), params(args), config)
+        result = run_bake(root(args), params(args), config, args.interim)
         valid = f"{result.rows} rows, {result.excluded} excluded, valid"
         state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
         console.print(f"{config}: {state}")

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.params import Params
 from groundbench.core.shards import ShardWriter, read_table
 from groundbench.stages.built import built_configs
 from groundbench.stages.options import console, params, root
 from groundbench.stages.paths import BASELINES, SHARDS
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 NAME = "baselines"
 HELP = "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards."

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from groundbench.core.params import SAMPLE, Params, source_value
+from groundbench.core.params import SAMPLE, source_value
 from groundbench.core.registry import CONFIGS
 from groundbench.core.shards import ABSENT_MARKER, open_shard, shard_files
 from groundbench.stages.paths import SHARDS
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 EMPTY_REASON = "built with 0 rows: its sources give no row for this config"
 

@@ -3,8 +3,9 @@
 A stage module (``groundbench/stages/<command>.py``) defines ``NAME``, ``HELP`` and ``run(args) -> int``, and
 where it needs them: ``PARENTS`` (shared option groups, ``options.py``; default none), ``add_arguments(parser)``
 (default none), ``plugins(args)`` (the "module:function" references it loads for these arguments:
-``groundbench dvc-deps`` follows exactly those; default none) and ``locks(args)`` (the outputs it writes, one
-run each at a time; default ``[NAME]``)."""
+``groundbench dvc-deps`` follows exactly those; default none), ``folders(args)`` (the source folders it
+loads: default its ``--folder`` when it has the option and was given one, else every folder) and
+``locks(args)`` (the outputs it writes, one run each at a time; default ``[NAME]``)."""
 
 from __future__ import annotations
 
@@ -25,18 +26,30 @@ def add_stage(sub: Any, module: ModuleType) -> argparse.ArgumentParser:
 
 
 def run_stage(module: ModuleType, args: argparse.Namespace) -> int:
-    """Check params.yaml, take the output locks, clear a killed run's temporaries, then run the stage."""
+    """Within its source folders: check params.yaml, take the output locks, clear a killed run's temporaries,
+    then run the stage."""
     from groundbench.core.locks import output_locks
     from groundbench.core.params import PARAMS_FILE
+    from groundbench.core.registry import limited
     from groundbench.stages.options import params, root
     from groundbench.stages.paths import clear_leftovers
 
-    if (root(args) / PARAMS_FILE).is_file():
-        params(args)  # a bad knob stops the stage before anything (its lock included) is written
-    # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
-    with output_locks(root(args), stage_locks(module, args)):
-        clear_leftovers(root(args))
-        return int(module.run(args))
+    with limited(stage_folders(module, args)):
+        if (root(args) / PARAMS_FILE).is_file():
+            params(args)  # a bad knob stops the stage before anything (its lock included) is written
+        # One run per output at a time; the cleanup then removes only temporaries of dead runs (core/atomic.py).
+        with output_locks(root(args), stage_locks(module, args)):
+            clear_leftovers(root(args))
+            return int(module.run(args))
+
+
+def stage_folders(module: ModuleType, args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The source folders the stage loads for ``args`` (None: every folder): what it runs within, and what
+    ``groundbench dvc-deps`` makes it depend on."""
+    if hasattr(module, "folders"):
+        return module.folders(args)  # type: ignore[no-any-return]
+    folder = getattr(args, "folder", None)
+    return None if folder is None else (folder,)
 
 
 def stage_plugins(module: ModuleType, args: argparse.Namespace) -> list[str]:

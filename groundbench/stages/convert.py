@@ -4,28 +4,30 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from groundbench.core.params import Params
-from groundbench.core.registry import SOURCES
+from groundbench.core import registry
 from groundbench.errors import GroundBenchError
-from groundbench.stages.options import ENGINE, QUIET, console, params, root, with_engine
+from groundbench.stages.options import ENGINE, FOLDER, QUIET, console, params, root, with_engine
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 NAME = "convert"
 HELP = "Convert one source (as set in params.yaml) into data/interim/<source>/."
-PARENTS = (QUIET, ENGINE)
-CONVERTED = [name for name, info in SOURCES.items() if not info.derived]  # the registry's converters
+PARENTS = (QUIET, ENGINE, FOLDER)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "source",
-        choices=CONVERTED,
+        choices=[name for name, info in registry.SOURCES.items() if not info.derived],  # the registry's converters
         help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
     )
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [SOURCES[args.source].factory]
+    return [registry.SOURCES[args.source].factory]
 
 
 def locks(args: argparse.Namespace) -> list[str]:
@@ -35,7 +37,7 @@ def locks(args: argparse.Namespace) -> list[str]:
 def run_convert(root: Path, params: Params, source: str, progress: bool = True) -> dict[str, int]:
     from groundbench.stages.source_run import run_source
 
-    info = SOURCES.get(source)
+    info = registry.SOURCES.get(source)
     if info is None or info.derived:
         raise GroundBenchError("params.yaml", f"sources.{source}", "no converter for this source")
     return run_source(root, params, info, progress)[0]

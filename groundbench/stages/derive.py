@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.params import Params
-from groundbench.core.registry import SOURCES
+from groundbench.core import registry
 from groundbench.errors import GroundBenchError
-from groundbench.stages.options import ENGINE, QUIET, console, params, root, with_engine
+from groundbench.stages.options import ENGINE, FOLDER, QUIET, console, params, root, with_engine
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 NAME = "derive"
 HELP = (
@@ -17,12 +19,16 @@ HELP = (
     "about each non-target part) or contrast (every object mined for parts with different actions; raw "
     "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size."
 )
-PARENTS = (QUIET, ENGINE)
-DERIVED = sorted(name for name, info in SOURCES.items() if info.derived)
+PARENTS = (QUIET, ENGINE, FOLDER)
+
+
+def derived() -> list[str]:
+    """The registry's derived sources."""
+    return sorted(name for name, info in registry.SOURCES.items() if info.derived)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("construction", choices=DERIVED, help="which re-ask config to build")
+    parser.add_argument("construction", choices=derived(), help="which re-ask config to build")
     parser.add_argument(
         "--write-pool-draft",
         metavar="FILE",
@@ -32,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [SOURCES[args.construction].factory]
+    return [registry.SOURCES[args.construction].factory]
 
 
 def locks(args: argparse.Namespace) -> list[str]:
@@ -48,9 +54,9 @@ def run_derive(
     from groundbench.core.runner import Source
     from groundbench.stages.source_run import run_source
 
-    info = SOURCES.get(construction)
+    info = registry.SOURCES.get(construction)
     if info is None or not info.derived:
-        raise GroundBenchError("command line", "construction", f"expected one of {DERIVED}")
+        raise GroundBenchError("command line", "construction", f"expected one of {derived()}")
     if pool_draft is not None and construction != "contrast":
         raise GroundBenchError("command line", "--write-pool-draft", "only the contrast construction has a pool")
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.params import Params
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 
 def map_engine(params: Params, mirrors: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -4,6 +4,11 @@ One pass over each config's published Parquet files (a few narrow columns, row g
 through :func:`groundbench.loaders.published.iter_batches`, so memory stays at one row group) plus its
 manifest. The card, the Croissant file and the publish check all read these facts; nothing in them
 is typed by hand. Counts are per config and never pooled across strata.
+
+The shared facts are computed here for every config; what a source adds (its own extras' tallies, tables)
+comes from its folder's hook (``Folder.facts``: a ``groundbench.core.spec.CardFacts``), fed the same
+batches, and lands in ``ConfigCard.facts`` by name. Two names mean something to every config: ``row_kind``
+(the heading of its example row; default ``Object``) and ``languages`` (of its rows, beside English).
 """
 
 from __future__ import annotations
@@ -15,15 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.cards.sources import DERIVED_SOURCE
+from groundbench.core import registry
 from groundbench.core.manifests import FileRecord, file_record, read_manifest, sha256_file
+from groundbench.core.plugins import load
 from groundbench.core.registry import ConfigInfo
+from groundbench.core.spec import CardFacts
 from groundbench.loaders.published import data_files, iter_batches, open_data_file
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION
-from groundbench.stages.gui_facts import COLUMNS as GUI_COLUMNS
-from groundbench.stages.gui_facts import config_facts as gui_config_facts
-from groundbench.stages.gui_facts import is_gui
 
 # Columns read to compute the facts (never the image bytes).
 FACT_COLUMNS = (
@@ -42,6 +47,8 @@ FACT_COLUMNS = (
 )
 BASELINES = ("image_center_distance", "object_center_distance")
 MISSING = "(none)"  # printed for a null category, action or box quality
+ROW_KIND, LANGUAGES = "row_kind", "languages"  # the facts every config may have from its folder
+DEFAULT_ROW_KIND = "Object"
 
 
 def digest_of_digests(digests: list[str]) -> str:
@@ -55,28 +62,6 @@ class BaselineStats:
     mean: float | None
     minimum: float | None
     maximum: float | None
-
-
-@dataclass
-class ReaskCard:
-    """Re-ask facts of a counterfactual or contrast config (rows with ``extras.reask``)."""
-
-    rows_per_object: dict[str, int] = field(default_factory=dict)  # object id -> rows (sorted by id)
-    informative_per_object: dict[str, int] = field(default_factory=dict)
-    excluded_per_object: dict[str, int] = field(default_factory=dict)
-    informative: int = 0
-    transitions: dict[str, int] = field(default_factory=dict)  # "orig→requested" -> rows
-    pool_transitions: dict[str, int] = field(default_factory=dict)  # the same over non-excluded rows
-    pool_objects: int = 0  # the frozen pool: objects and pairs (rows) not excluded
-    pool_pairs: int = 0
-
-    @property
-    def rows(self) -> int:
-        return sum(self.rows_per_object.values())
-
-    @property
-    def informative_share(self) -> float | None:
-        return self.informative / self.rows if self.rows else None
 
 
 @dataclass
@@ -108,16 +93,11 @@ class ConfigCard:
     source_checksum: str = ""
     manifest_sha256: str = ""
     single_part_objects: list[str] = field(default_factory=list)  # objects whose every row has one candidate part
-    reask: ReaskCard | None = None  # re-ask configs only
     by_flag: dict[str, int] = field(default_factory=dict)  # informational flags of the rows' targets
-    # GAPartNet: object id -> reason -> annotated GAParts without a bulk row (extras.gapartnet.left_out)
-    left_out: dict[str, dict[str, list[str]]] = field(default_factory=dict)
-    skipped_files: int = 0  # UMD: OS clutter files skipped in the tool folders of the rows (extras.umd)
     example: dict[str, Any] | None = None  # the first row that is not excluded (no image bytes): the card's example
-
-    # GUI configs only (groundbench/stages/gui_facts.py): per target type, target sizes as % of the frame,
-    # languages, frames and the centre-click baseline.
-    gui: dict[str, Any] | None = None
+    # What the config's source folder adds (its spec's `facts` hook), by name: e.g. the GUI suites' `gui`
+    # tables, GAPartNet's `left_out` and `reask`, UMD's `skipped_files` (converters/<name>/facts.py).
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 def _count(counter: Counter[str]) -> dict[str, int]:
@@ -132,38 +112,31 @@ def _target_part(parts: list[dict] | None, target: str | None) -> dict | None:
     return None
 
 
-def config_card(name: str, source: str, stratum: str, row: str, shards: Path, manifest: Path) -> ConfigCard:
+def config_card(
+    name: str, source: str, stratum: str, row: str, shards: Path, manifest: Path, hook: str = ""
+) -> ConfigCard:
+    """The facts of one config; ``hook``: its folder's "module:Class" adding its own (``Folder.facts``)."""
     card = ConfigCard(name=name, source=source, stratum=stratum, row=row)
+    added: CardFacts | None = load(hook)() if hook else None
     counters: dict[str, Counter[str]] = {
         key: Counter() for key in ("action", "part", "object", "tag", "flag", "box", "class_box", "render", "source")
     }
-    left_out: dict[str, dict[str, set[str]]] = {}
-    clutter: set[tuple[str, str]] = set()
     sums = {key: 0.0 for key in BASELINES}
     values: dict[str, list[float]] = {key: [] for key in BASELINES}
     converters: set[str] = set()
     source_digests: list[str] = []
     kinds: set[tuple[str, str]] = set()
     part_counts: dict[str, set[int]] = {}
-    reasks: list[tuple[str, bool, dict]] = []  # (object id, excluded, extras.reask)
-    gui_rows: list[dict[str, Any]] = []
-    columns = sorted({*FACT_COLUMNS, *GUI_COLUMNS, "object_id"})
+    columns = sorted({*FACT_COLUMNS, "object_id", *(added.columns if added is not None else ())})
     for path in data_files(shards):
         card.shards.append(file_record(path))
         card.shard_bytes += card.shards[-1].bytes
     for batch in iter_batches(shards, columns):
-        if is_gui(source):
-            gui_rows += batch.select(GUI_COLUMNS).to_pylist()
-        extras = batch.column("extras")
-        reask_column = extras.field("reask").to_pylist()
+        if added is not None:
+            added.add(batch)
         objects = batch.column("object_id").to_pylist()
-        _left_out_and_clutter(extras, objects, left_out, clutter)
-        for record, reask, object_id in zip(
-            batch.select(list(FACT_COLUMNS)).to_pylist(), reask_column, objects, strict=True
-        ):
+        for record, object_id in zip(batch.select(list(FACT_COLUMNS)).to_pylist(), objects, strict=True):
             part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
-            if reask is not None:
-                reasks.append((str(object_id), bool(record["excluded"]), reask))
             card.rows += 1
             card.excluded += bool(record["excluded"])
             counters["action"][record["target_action"] or MISSING] += 1
@@ -193,11 +166,6 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.by_object_category = _count(counters["object"])
     card.by_exclusion_tag = _count(counters["tag"])
     card.by_flag = _count(counters["flag"])
-    card.left_out = {
-        o: {reason: sorted(parts) for reason, parts in sorted(reasons.items())}
-        for o, reasons in sorted(left_out.items())
-    }
-    card.skipped_files = len(clutter)
     card.by_box_quality = _count(counters["box"])
     card.by_render_kind = _count(counters["render"])
     card.by_class_box_check = _count(counters["class_box"])
@@ -219,14 +187,12 @@ def config_card(name: str, source: str, stratum: str, row: str, shards: Path, ma
     card.source_files = len(set(source_digests))
     card.source_checksum = digest_of_digests(source_digests)
     card.single_part_objects = sorted(o for o, counts in part_counts.items() if counts == {1})
-    if reasks:
-        card.reask = reask_card(reasks)
     entries = read_manifest(manifest)
     card.images = len(entries)
     card.image_bytes = sum(e.bytes for e in entries.values())
     card.manifest_sha256 = sha256_file(manifest)
-    if is_gui(source):
-        card.gui = gui_config_facts(gui_rows)
+    if added is not None:
+        card.facts = added.facts()
     card.example = first_included_row(shards)
     return card
 
@@ -262,18 +228,6 @@ class BaselinesCard:
     entries: list[dict] = field(default_factory=list)  # the rows themselves, sorted by baseline_id
 
 
-def _left_out_and_clutter(
-    extras: Any, objects: list[str], left_out: dict[str, dict[str, set[str]]], clutter: set[tuple[str, str]]
-) -> None:
-    """Per object, the GAPartNet parts without a bulk row (by reason), and the UMD clutter files skipped."""
-    gapartnet = extras.field("gapartnet").field("left_out").to_pylist()
-    umd = extras.field("umd").field("skipped_files").to_pylist()
-    for object_id, parts, skipped in zip(objects, gapartnet, umd, strict=True):
-        for part in parts or []:
-            left_out.setdefault(str(object_id), {}).setdefault(part["reason"], set()).add(part["part_id"])
-        clutter.update((str(object_id), name) for name in skipped or [])
-
-
 def class_box_check(target: dict | None, tags: list[str]) -> str:
     """The target's part class and how its box fared in verification (per-class counts in the card)."""
     target = target or {}
@@ -293,33 +247,6 @@ def baselines_card(shards: Path) -> BaselinesCard | None:
     for batch in iter_batches(shards):
         card.entries.extend(batch.to_pylist())
     card.rows = len(card.entries)
-    return card
-
-
-def reask_card(reasks: list[tuple[str, bool, dict]]) -> ReaskCard:
-    card = ReaskCard()
-    rows: Counter[str] = Counter()
-    informative: Counter[str] = Counter()
-    excluded: Counter[str] = Counter()
-    transitions: Counter[str] = Counter()
-    pool: Counter[str] = Counter()
-    pool_objects: set[str] = set()
-    for object_id, is_excluded, reask in reasks:
-        rows[object_id] += 1
-        informative[object_id] += bool(reask["informative"])
-        excluded[object_id] += is_excluded
-        transitions[reask["transition"] or MISSING] += 1
-        if not is_excluded:
-            pool[reask["transition"] or MISSING] += 1
-            pool_objects.add(object_id)
-    card.rows_per_object = dict(sorted(rows.items()))
-    card.informative_per_object = {o: informative[o] for o in card.rows_per_object}
-    card.excluded_per_object = {o: excluded[o] for o in card.rows_per_object}
-    card.informative = sum(informative.values())
-    card.transitions = _count(transitions)
-    card.pool_transitions = _count(pool)
-    card.pool_objects = len(pool_objects)
-    card.pool_pairs = sum(pool.values())
     return card
 
 
@@ -357,6 +284,7 @@ class DatasetFacts:
     date_published: str = "1970-01-01"
     url: str = ""
     audits: tuple[tuple[str, str], ...] = ()
+    row_kinds: tuple[str, ...] = (DEFAULT_ROW_KIND,)  # the configs' record types: objects, then in registry order
 
     @property
     def total_rows(self) -> int:
@@ -365,24 +293,20 @@ class DatasetFacts:
 
     @property
     def examples(self) -> dict[str, dict[str, Any]]:
-        """One example row per record type: "<type> row (`config`)" -> row (first config of each type)."""
-        found: dict[str, dict[str, Any]] = {}
+        """One example row per record type (its folder's ``row_kind``): "<type> row (`config`)" -> row, the first
+        config of each type, curated first; the types in ``row_kinds`` order."""
+        found: dict[str, tuple[str, dict[str, Any]]] = {}
         for config in sorted(self.configs, key=lambda c: c.stratum != "curated"):  # curated first, then the rest
-            if config.example is None:
-                continue
-            kind = "GUI" if config.gui is not None else "Re-ask" if config.reask is not None else "Object"
-            if not any(key.startswith(f"{kind} row") for key in found):
-                found[f"{kind} row (`{config.name}`)"] = config.example
-        return dict(sorted(found.items(), key=lambda item: ["Object", "GUI", "Re-ask"].index(item[0].split()[0])))
+            kind = config.facts.get(ROW_KIND, DEFAULT_ROW_KIND)
+            if config.example is not None and kind not in found:
+                found[kind] = (f"{kind} row (`{config.name}`)", config.example)
+        order = [*self.row_kinds, *found]  # a type the build did not rank goes last
+        return dict(found[kind] for kind in sorted(found, key=order.index))
 
     @property
     def languages(self) -> list[str]:
-        """Languages of the rows: English (every prompt and object row) plus the GUI suites' languages."""
-        found = {"en"}
-        for config in self.configs:
-            if config.gui is not None:
-                found.update(k for k in config.gui["all"]["languages"] if k and k != "unknown")
-        return sorted(found)
+        """Languages of the rows: English (every prompt and object row) plus those the folders' facts name."""
+        return sorted({"en", *(k for config in self.configs for k in config.facts.get(LANGUAGES, ()))})
 
     @property
     def published(self) -> list[ConfigCard | BaselinesCard]:
@@ -406,11 +330,23 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
 
     The ``baselines`` config is taken from ``data_root/baselines/`` when its shards are there.
     """
+    view = registry.view()
     cards = [
-        config_card(c.name, c.source, c.stratum, c.row, data_root / c.name, manifests_root / f"{c.name}.jsonl")
+        config_card(
+            c.name,
+            c.source,
+            c.stratum,
+            c.row,
+            data_root / c.name,
+            manifests_root / f"{c.name}.jsonl",
+            view.facts_hook(c.name),
+        )
         for c in configs
     ]
     names = [c.name for c in cards]
+    by_name = {card.name: card for card in cards}
+    in_order = [by_name[c.name] for c in view.configs if c.name in by_name]
+    kinds = dict.fromkeys([DEFAULT_ROW_KIND, *(c.facts.get(ROW_KIND, DEFAULT_ROW_KIND) for c in in_order)])
     default = meta.default if meta.default in names or not names else names[0]
     return DatasetFacts(
         version=meta.version,
@@ -426,4 +362,5 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         date_published=meta.date_published,
         url=meta.url,
         audits=tuple((file, config) for file, config in meta.audits if config in names),
+        row_kinds=tuple(kinds),
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from groundbench.core import registry
 from groundbench.core.plugins import load
-from groundbench.core.registry import SAMPLES
-from groundbench.stages.options import FORCE, QUIET, console, params, root
+from groundbench.stages.options import FOLDER, FORCE, QUIET, console, params, root
 from groundbench.stages.unused_sample import skip_unused_sample
 
 NAME = "generate-gui"
@@ -14,7 +14,7 @@ HELP = (
     "Generate the deterministic GUI suites (Sheets, Text; every frame in params sample.gui.frames) in "
     "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/."
 )
-PARENTS = (FORCE, QUIET)
+PARENTS = (FORCE, QUIET, FOLDER)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [SAMPLES["gui"].writer]
+    return [registry.SAMPLES["gui"].writer]
 
 
 def locks(args: argparse.Namespace) -> list[str]:

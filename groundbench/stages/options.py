@@ -40,6 +40,14 @@ FORCE.add_argument(
     "--force", action="store_true", help="write the sample even when params.yaml sources.* reads none of it"
 )
 
+FOLDER = _parent()
+FOLDER.add_argument(
+    "--folder",
+    metavar="NAME",
+    help="load only the source folder converters/NAME/ (dvc.yaml names each stage's, so a stage runs and depends on "
+    "its own folder's code only; default: every folder)",
+)
+
 ENGINE = _parent()
 ENGINE.add_argument(
     "--engine",
@@ -50,6 +58,21 @@ ENGINE.add_argument(
     "--address",
     help="Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: params.yaml engine.address; none: a local cluster)",
 )
+
+
+def folder_option(argv: list[str]) -> tuple[str, ...] | None:
+    """The ``--folder`` of a command line, read before its parser is built (the parser lists that folder's names)."""
+    known, _ = FOLDER.parse_known_args(argv)
+    if known.folder is None:
+        return None
+    from groundbench.errors import GroundBenchError
+    from groundbench.schemas.folders import listed
+
+    if known.folder not in listed():
+        raise GroundBenchError(
+            "command line", "--folder", f"expected a source folder {list(listed())}, got {known.folder!r}"
+        )
+    return (known.folder,)
 
 
 def root(args: argparse.Namespace) -> Path:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from groundbench.core import registry
 from groundbench.core.plugins import load
-from groundbench.core.registry import SAMPLES
-from groundbench.stages.options import ENGINE, FORCE, console, params, root, with_engine
+from groundbench.stages.options import ENGINE, FOLDER, FORCE, console, params, root, with_engine
 from groundbench.stages.unused_sample import skip_unused_sample
 
 NAME = "sample"
@@ -14,16 +14,16 @@ HELP = (
     "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
     "points the source at a folder or null: nothing reads the sample then)."
 )
-PARENTS = (FORCE, ENGINE)
-SAMPLED = list(SAMPLES)  # the registry's samples (GUI's dvc.yaml stage runs it as `generate-gui`)
+PARENTS = (FORCE, ENGINE, FOLDER)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", choices=SAMPLED, help="which source's sample to write")
+    # The registry's samples (GUI's dvc.yaml stage runs its sample as `generate-gui`).
+    parser.add_argument("source", choices=list(registry.SAMPLES), help="which source's sample to write")
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [SAMPLES[args.source].writer]
+    return [registry.SAMPLES[args.source].writer]
 
 
 def locks(args: argparse.Namespace) -> list[str]:

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from groundbench.core.params import NESTED_SOURCES, Params, source_root
+from groundbench.core import registry
+from groundbench.core.params import source_root
 from groundbench.core.plugins import load
-from groundbench.core.registry import CONFIGS, SourceInfo
 from groundbench.core.remote import localise_sources
 from groundbench.core.runner import Context, Source, mark_absent, run
 from groundbench.fetch.select import absent_hint
 from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.stages.engine import map_engine
 from groundbench.stages.paths import INTERIM
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
+    from groundbench.core.registry import SourceInfo
 
 
 def build_source(root: Path, params: Params, info: SourceInfo) -> Source[Any, Any]:
@@ -35,9 +39,9 @@ def run_source(
     out = root / INTERIM / info.interim_folder
     if source_root(root, params, info.reads_from) is None:
         # The source is left out: each of its configs gets a folder saying so (dvc.yaml needs it).
-        key = NESTED_SOURCES.get(info.reads_from, info.reads_from)
+        key = registry.NESTED_SOURCES.get(info.reads_from, info.reads_from)
         reason = f"sources.{key} is null in params.yaml{absent_hint(root, info.reads_from)}"
-        mark_absent(out, {c.name: reason for c in CONFIGS if c.interim_folder == info.interim_folder})
+        mark_absent(out, {c.name: reason for c in registry.CONFIGS if c.interim_folder == info.interim_folder})
         return {}, None
     params, mirrors = localise_sources(params)
     source = build_source(root, params, info)

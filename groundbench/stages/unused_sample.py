@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from groundbench.core.params import Params
 from groundbench.stages.options import console, root
+
+if TYPE_CHECKING:
+    from groundbench.core.params import Params
 
 
 def skip_unused_sample(args: argparse.Namespace, params: Params, source: str) -> bool:

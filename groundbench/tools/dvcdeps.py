@@ -10,7 +10,10 @@ The package data those modules ship (templates, CSS, YAML, declared in ``pyproje
 A stage command runs ``groundbench/entry.py``, which imports only that stage's module (``entry.STAGES``).
 Code a stage loads by a "module:function" string (a converter, a sample writer: ``core/plugins.py``) is
 followed exactly as the stage declares it for the command's arguments (``plugins(args)`` of the stage
-module), so a convert stage depends on its own source's converter and on no other.
+module), so a convert stage depends on its own source's converter and on no other. The source folders'
+specs the registry loads by name are those the stage declares (``folders(args)``, by default its
+``--folder``: ``groundbench.stages.command.stage_folders``; the registry refuses any other while it runs), and
+the record schema loads every folder's ``columns.py`` (the one schema every config's shards share).
 
 ``groundbench dvc-deps --write`` rewrites the code deps of ``dvc.yaml`` from this; ``--check`` (and the test
 suite) fails when they differ; ``--matrix`` prints what editing each module re-runs.
@@ -254,9 +257,17 @@ def command_plugins(command: str) -> list[str]:
     return stage_plugins(args.stage, args)
 
 
+def command_folders(command: str) -> tuple[str, ...] | None:
+    """The source folders the stage loads for this command's arguments (None: every listed folder)."""
+    _, args = command_entry(command)
+    from groundbench.stages.command import stage_folders
+
+    return stage_folders(args.stage, args)
+
+
 def command_modules(closure: Closure, command: str) -> set[str]:
-    """Every project module ``groundbench <args>`` can import: the entry's stage path, the stage module and
-    the plug-ins it declares for these arguments."""
+    """Every project module ``groundbench <args>`` can import: the entry's stage path, the stage module, the
+    plug-ins it declares for these arguments and the source folders' modules loaded by name (below)."""
     from groundbench.core.plugins import split_ref
 
     module, _ = command_entry(command)
@@ -266,20 +277,39 @@ def command_modules(closure: Closure, command: str) -> set[str]:
     start = _module_level_imports(tree, ENTRY_MODULE) | _function_imports(tree, ENTRY_MODULE, ["main"])
     plugins = {split_ref(ref)[0] for ref in command_plugins(command)}
     found = closure.of(start | {module} | plugins, loaded=[ENTRY_MODULE])
-    if REGISTRY_MODULE in found:  # the registry loads the source folders' specs by name when it is imported
-        found |= closure.of({split_ref(ref)[0] for ref in listed_specs()}, loaded=found)
-    return found
+    folders = command_folders(command)
+    while True:  # a folder's modules may bring in another loader (a spec importing the record schema)
+        more = by_name(found, folders) - found
+        if not more:
+            return found
+        found |= closure.of(more, loaded=found)
 
 
 REGISTRY_MODULE = "groundbench.core.registry"
+FEATURES_MODULE = "groundbench.schemas.features"
 
 
-def listed_specs() -> list[str]:
-    """The references the registry loads on import: the listing of source folders and each folder's spec."""
-    from groundbench.core import registry
-    from groundbench.core.plugins import load
+def by_name(found: set[str], folders: tuple[str, ...] | None) -> set[str]:
+    """The source folders' modules that modules in ``found`` load by name (schemas/folders.py): the registry
+    loads the spec of each folder the stage serves (``folders``; None: every one), and the record schema
+    (``schemas/features.py``) every folder's columns; both read the listing (``converters/__init__.py``)."""
+    from groundbench.schemas.folders import COLUMNS, LISTING, SPEC, listed, module_of
 
-    return [registry.LISTING, *load(registry.LISTING)]
+    packages = listed()
+    wanted: set[str] = set()
+    if REGISTRY_MODULE in found:
+        names = packages if folders is None else folders
+        wanted |= {LISTING, *(module_of(packages[name], SPEC) for name in names)}
+    if FEATURES_MODULE in found:
+        wanted |= {LISTING, *(module_of(package, COLUMNS) for package in packages.values())}
+    return wanted
+
+
+def listed_modules(part: str) -> list[str]:
+    """The listing of source folders and each folder's ``spec`` or ``columns`` module (their import names)."""
+    from groundbench.schemas.folders import LISTING, listed, module_of
+
+    return [LISTING, *(module_of(package, part) for package in listed().values())]
 
 
 def compact(needed: set[PurePosixPath], layout: Layout) -> list[str]:

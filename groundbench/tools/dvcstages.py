@@ -2,9 +2,11 @@
 
 Each source's sample stage, its convert (or derive) stage with its data deps, params keys and output, the
 ``foreach`` matrices (``bake`` over every config, ``convert_gui`` over the nested GUI sources) and the
-fetched folders ``assemble`` reads provenance from. :func:`check` lists where ``dvc.yaml`` disagrees with
-the specs; :func:`write` makes it agree (adding the stages of a new source), leaving code deps to
-``groundbench dvc-deps --write`` (an added stage starts with none) and comments in place.
+fetched folders ``assemble`` reads provenance from. A sample, convert or derive command names its source
+folder (``--folder``), so the stage loads that folder's spec and no other (its code deps follow).
+:func:`check` lists where ``dvc.yaml`` disagrees with the specs; :func:`write` makes it agree (adding the
+stages of a new source), leaving code deps to ``groundbench dvc-deps --write`` (an added stage starts with
+none) and comments in place.
 
 Knobs that change no output byte (``workers``, ``window``) are never a stage's params.
 """
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groundbench.core import registry
 from groundbench.core.registry import CONFIGS, FETCHES, SAMPLES, SPECS, sources_key
 from groundbench.core.spec import Sample, SourceSpec
 
@@ -65,11 +68,16 @@ def sample_stage_name(sample: Sample) -> str:
     return sample.stage or f"sample_{sample.name}"
 
 
+def _folder(name: str) -> str:
+    """`` --folder NAME``: the source folder declaring a source or sample, as its stage commands name it."""
+    return f" --folder {registry.view().folder_of[name]}"
+
+
 def sample_stage(sample: Sample, sample_root: str, raw: dict[str, Any]) -> Stage:
     fed = [s for s in SPECS if s.sample == sample.name]
     knobs = getattr(sample.params, "model_fields", {})
     return Stage(
-        sample.command or f"bin/groundbench sample {sample.name}",
+        (sample.command or f"bin/groundbench sample {sample.name}") + _folder(sample.name),
         (),
         tuple(
             key
@@ -112,10 +120,10 @@ def convert_stage(spec: SourceSpec, sample_root: str, raw: dict[str, Any]) -> St
     reads = spec.reads or spec.name
     if spec.derived:
         files = _own_files(next(s for s in SPECS if s.name == reads), sample_root) if spec.reads_raw else ()
-        cmd = f"bin/groundbench derive {spec.name} --quiet"
+        cmd = f"bin/groundbench derive {spec.name}{_folder(spec.name)} --quiet"
         deps = (*files, f"data/interim/{reads}", *spec.data)
     else:
-        cmd = f"bin/groundbench convert {spec.name} --quiet"
+        cmd = f"bin/groundbench convert {spec.name}{_folder(spec.name)} --quiet"
         deps = (*_own_files(spec, sample_root), *spec.data)
     keys = (f"sources.{sources_key(reads)}", "sample.root", *spec.params, *SHARDS_PARAMS)
     return Stage(
@@ -255,8 +263,14 @@ def write(root: Path) -> list[str]:
             place(name, want.as_yaml())
             continue
         body = stages[name]
-        if got.cmd != want.cmd or set(got.params) != set(want.params) or set(got.outs) != set(want.outs):
-            body["cmd"], body["params"] = want.cmd, list(want.params)
+        # Only what differs is replaced: a replaced list loses the comments and blank line that follow it.
+        if got.cmd != want.cmd:
+            body["cmd"] = want.cmd
+            changed.append(name)
+        if set(got.params) != set(want.params):
+            body["params"] = list(want.params)
+            changed.append(name)
+        if set(got.outs) != set(want.outs):
             body["outs"] = [{o: {"persist": True}} for o in want.outs]
             changed.append(name)
         if set(got.deps) != set(want.deps):

@@ -1,4 +1,5 @@
-"""Card facts of the GUI configs, as plain data (the card template and ``groundbench summary`` print them).
+"""Card facts of the GUI configs, as plain data (the card template and ``groundbench summary`` print them):
+what the GUI folder adds to its configs' card facts (its spec's ``facts``: :class:`GuiFacts`).
 
 Per config (suite) and target type: rows, median target area (% of the frame), target width and
 height as % of the frame's width / height (min, quartiles, max), languages, frames, and the
@@ -15,6 +16,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
+from groundbench.converters.gui.spec import SPEC
 from groundbench.core.shards import open_shard, shard_files
 from groundbench.scoring.gui_rules import centre_click_hit
 
@@ -49,7 +53,7 @@ def target_type(row: dict[str, Any]) -> str:
 
 
 # Registry sources whose configs get these facts (the rows of the embedded sample say groundbench_gui).
-GUI_SOURCES = ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro")
+GUI_SOURCES = tuple(s.name for s in SPEC.sources)
 
 
 def is_gui(source: str) -> bool:
@@ -109,3 +113,21 @@ def gui_facts(shards_root: Path, configs: list[str], absent: dict[str, str]) -> 
         "built": {name: config_facts(rows_of(shards_root / name)) for name in sorted(configs)},
         "absent": dict(sorted(absent.items())),
     }
+
+
+class GuiFacts:
+    """The GUI folder's card facts of one config (``groundbench.core.spec.CardFacts``): ``gui`` (the tables
+    above), ``languages`` (of the rows, beside English) and ``row_kind`` (its example row's heading)."""
+
+    columns = tuple(COLUMNS)
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        self.rows += batch.select(COLUMNS).to_pylist()
+
+    def facts(self) -> dict[str, Any]:
+        gui = config_facts(self.rows)
+        languages = sorted(k for k in gui["all"]["languages"] if k and k != "unknown")
+        return {"gui": gui, "languages": languages, "row_kind": "GUI"}
