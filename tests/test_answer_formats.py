@@ -138,7 +138,10 @@ def test_specs_have_one_canonical_spelling(spec: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "says"),
     [
-        ("qwen25vl", "unknown answer format 'qwen25vl': expected one of groundbench, pixels,"),
+        (
+            "qwen25vl",
+            "unknown answer format 'qwen25vl'; did you mean 'qwen2.5-vl'? (answer formats: groundbench, pixels,",
+        ),
         ("qwen2.5-vl:max_pixel=5", "qwen2.5-vl has no parameter 'max_pixel=5' (its parameters: min_pixels,"),
         ("qwen2.5-vl:max_pixels=lots", "max_pixels must be a positive integer, found 'lots'"),
         ("ui-tars:version=2", "version must be one of 1.5, 1.0, found '2'"),

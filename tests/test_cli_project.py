@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from groundbench.scoring.formats import names
 from tests.builds import copy_tree
 from tests.test_cli_user import REPO, folder, groundbench, one_error
 
@@ -86,7 +87,9 @@ def test_list_shows_configs_and_conditions(folder: Path, tmp_path: Path) -> None
     result = groundbench(tmp_path, "list", "--json", "--data", str(folder))
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
-    assert set(listed) == {"configs", "conditions"}
+    assert set(listed) == {"configs", "conditions", "formats", "profiles"}
+    assert [row["name"] for row in listed["formats"]] == names()  # every declared answer format
+    assert [row["name"] for row in listed["profiles"]] == names()  # a profile per format name
     configs = {row["config"]: row for row in listed["configs"]}
     assert set(configs) == {"bulk_umd", "curated_umd"}  # baselines holds aggregates, not rows to ask
     curated = configs["curated_umd"]
@@ -163,8 +166,12 @@ def test_a_misspelt_config_is_worded_one_way(command: tuple[str, ...], folder: P
 
 
 def test_an_unknown_section_lists_the_sections(tmp_path: Path) -> None:
-    line = one_error(groundbench(tmp_path, "list", "formats"))
-    assert re.fullmatch(r"error: command line: section: unknown section 'formats' \(sections: configs, .*\)", line)
+    line = one_error(groundbench(tmp_path, "list", "format"))
+    assert re.fullmatch(
+        r"error: command line: section: unknown section 'format'; did you mean 'formats'\? "
+        r"\(sections: configs, conditions, formats, profiles\)",
+        line,
+    )
 
 
 # ---------------------------------------------------------------- 4. --data that cannot be read
