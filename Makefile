@@ -42,7 +42,7 @@ fetch: $(STAMP)
 
 # Lint first (what CI runs is `make test`, so lint is checked there too), then every test (the `slow`
 # end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds). Builds shared by many
-# tests are made once per run, whichever worker needs them first (tests/builds.py).
+# tests are made once per run, whichever worker needs them first (tests/support/builds.py).
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
 	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
@@ -52,12 +52,12 @@ test-fast: $(STAMP) lint
 	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder -m "not slow"
 
 reliability: $(STAMP)
-	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/test_hardening_umd.py tests/test_hardening_gapartnet.py \
-		tests/test_hardening_gui.py
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/converters/umd/test_hardening_umd.py tests/converters/gapartnet/test_hardening_gapartnet.py \
+		tests/converters/gui/test_hardening_gui.py
 
-# The fault suite's section of docs/reliability.md (tests/test_faults*.py; `make test` fails when it is stale).
+# The fault suite's section of docs/reliability.md (tests/faults/test_faults*.py; `make test` fails when it is stale).
 reliability-faults: $(STAMP)
-	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(wildcard tests/test_faults*.py)
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(wildcard tests/faults/test_faults*.py)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -44,7 +44,7 @@ kept too); the target (<= 1.5 GB) judges the anonymous figure.
 Prints the tables (the fixed costs as Markdown, lines <= 120 characters) and writes
 ``benchmarks/results/run.json``. Missed targets are reported, not turned into an exit status. Run:
 ``.venv/bin/python benchmarks/run.py`` (full scale) or ``--scale 0.001 --gapartnet-size 160x120
---dvc-sample tiny --startup-repeat 1`` (the smoke run tests/test_benchmark.py makes, ~15 minutes on a
+--dvc-sample tiny --startup-repeat 1`` (the smoke run tests/project/test_benchmark.py makes, ~15 minutes on a
 shared 2-core machine).
 """
 

@@ -5,7 +5,7 @@ schemas use) and :class:`Columns` mirrors ``datasets.Features``: ``.arrow_schema
 ``datasets`` derives, ``huggingface`` metadata included, and ``.to_dict()`` its ``Features.to_dict()``. Every
 stage imports the record schema, and importing ``datasets`` costs a stage 1-2 s of start-up; only the stages
 that write ``datasets`` objects (the published folder's card YAML) call :meth:`Columns.to_datasets`.
-``tests/test_schema_types.py`` holds both equal to what ``datasets`` makes of the same columns.
+``tests/schemas/test_schema_types.py`` holds both equal to what ``datasets`` makes of the same columns.
 """
 
 from __future__ import annotations

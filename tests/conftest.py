@@ -1,5 +1,5 @@
 """Shared fixtures: the embedded samples written once per test run, throw-away project roots, and
-``build_all``, whose identical builds are made once per run (see tests/builds.py)."""
+``build_all``, whose identical builds are made once per run (see tests/support/builds.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import yaml
 from groundbench.cli import main
 from groundbench.converters.gapartnet.sample import write_sample as write_gapartnet_sample
 from groundbench.converters.umd.sample import write_sample
-from tests import builds
+from tests.support import builds
 
 REPO = Path(__file__).resolve().parents[1]
 # The real-format annotation fixtures beside the project (GROUNDBENCH_SHARED points elsewhere, e.g. from a git
@@ -30,7 +30,7 @@ CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("DVC_NO_ANALYTICS", "1")
-# Loopback servers (tests/loopback.py, hubstub.py, openai_stub.py) must never be reached through a proxy.
+# Loopback servers (tests/support/loopback.py, hubstub.py, openai_stub.py) must never be reached through a proxy.
 for _variable in ("NO_PROXY", "no_proxy"):
     os.environ[_variable] = ",".join(filter(None, [os.environ.get(_variable), "127.0.0.1", "localhost"]))
 
@@ -64,7 +64,7 @@ needs_shared = needs(UMD_FIXTURES)
 
 @pytest.fixture(scope="session", autouse=True)
 def _shared_builds(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Where builds shared by every worker of this run live (tests/builds.py)."""
+    """Where builds shared by every worker of this run live (tests/support/builds.py)."""
     builds.RUN_DIR = builds.run_dir(tmp_path_factory.getbasetemp())
 
 
@@ -163,7 +163,7 @@ def build_all(root: Path) -> None:
 # in collection order (--no-loadscope-reorder: by default xdist starts with the files holding the most
 # tests, which leaves these long few-test files for last), and a run ends when its last file does: a long
 # file picked up last leaves the other worker idle. test_dvc.py makes the run's one `dvc repro`
-# (tests/dvcrepo.py) that test_dvc_s3.py, test_scoring_built.py and test_faults_integrity.py read, so it
+# (tests/support/dvcrepo.py) that test_dvc_s3.py, test_scoring_built.py and test_faults_integrity.py read, so it
 # starts at once (on the other worker) and they come later. Only the order changes: no test depends on
 # another having run.
 LONGEST_FIRST = (
@@ -187,14 +187,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
 
 
-# The fault suite (tests/test_faults*.py): every test records its cases through this fixture; the section of
-# docs/reliability.md made of them is compared once the whole run is over (tests/reliability.py).
+# The fault suite (tests/faults/test_faults*.py): every test records its cases through this fixture; the section of
+# docs/reliability.md made of them is compared once the whole run is over (tests/support/reliability.py).
 
 
 @pytest.fixture
 def fault_case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """``fault_case.record(fault_class, case, exit=..., shown=..., rerun=...)`` after a case's checks held."""
-    from tests.reliability import FaultRecorder
+    from tests.support.reliability import FaultRecorder
 
     recorder = FaultRecorder(request.node, [tmp_path, tmp_path.parent])
     yield recorder
@@ -204,15 +204,15 @@ def fault_case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def _fault_suite_records(request: pytest.FixtureRequest) -> None:
-    """Every test in a tests/test_faults*.py file takes part in the generated section."""
-    from tests.reliability import FAULT_FILES
+    """Every test in a tests/faults/test_faults*.py file takes part in the generated section."""
+    from tests.support.reliability import FAULT_FILES
 
     if request.node.path.match(FAULT_FILES) and "fault_case" not in request.fixturenames:
         pytest.fail("a test of the fault suite must use the fault_case fixture and record its cases")
 
 
 def _fault_nodes(ids: list[str]) -> set[str]:
-    from tests.reliability import FAULT_FILES
+    from tests.support.reliability import FAULT_FILES
 
     return {node for node in ids if Path(node.split("::")[0]).match(FAULT_FILES)}
 
@@ -224,7 +224,7 @@ def _whole_run(config: pytest.Config) -> bool:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    from tests import reliability
+    from tests.support import reliability
 
     if getattr(session.config, "workerinput", None) is None:  # one process (no xdist)
         reliability.FAULT_COLLECTED |= _fault_nodes([item.nodeid for item in session.items])
@@ -232,13 +232,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
-    from tests import reliability
+    from tests.support import reliability
 
     reliability.FAULT_COLLECTED |= _fault_nodes(ids)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    from tests import reliability
+    from tests.support import reliability
 
     if not _fault_nodes([report.nodeid]):
         return
@@ -249,7 +249,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def _check_fault_section(session: pytest.Session) -> None:
-    from tests import reliability
+    from tests.support import reliability
 
     if not _whole_run(session.config) or not reliability.fault_suite_complete():
         return  # part of the suite ran: no section from part of the cases
@@ -264,7 +264,7 @@ def _check_fault_section(session: pytest.Session) -> None:
     )
 
 
-# The reliability table (tests/reliability.py): written once the whole run is over, from the campaigns every
+# The reliability table (tests/support/reliability.py): written once the whole run is over, from the campaigns every
 # hardening file recorded, so that no test has to run after the others.
 
 
@@ -273,13 +273,13 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     """xdist controller: take a finished worker's campaigns."""
     campaigns = getattr(node, "workeroutput", {}).get("reliability_campaigns")
     if campaigns:
-        from tests import reliability
+        from tests.support import reliability
 
         reliability.merge(campaigns)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    reliability = sys.modules.get("tests.reliability")
+    reliability = sys.modules.get("tests.support.reliability")
     workeroutput = getattr(session.config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand the campaigns to the controller
         if reliability is not None:

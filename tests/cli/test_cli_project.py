@@ -1,0 +1,197 @@
+"""Finding the project and naming what is in it, as a new user meets it (each command run in a subprocess):
+
+1. every command finds the project the same way from any folder inside it (``--root``, else the project
+   around the working directory, else the checkout): run from ``docs/`` it does what ``--root`` does;
+2. ``groundbench list`` shows the configs (stratum, rows, excluded rows, valid conditions) and the conditions;
+3. every unknown name (config, condition, section) is one error line worded one way, listing the valid names;
+4. a ``--data`` that cannot be read says why: a missing folder, offline Hub access, a project root given
+   for its published folder.
+
+The project is a UMD sample build (tests/support/builds.py makes it once per run) with the checkout's ``dvc.yaml``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groundbench.scoring.formats import names
+from tests.cli.test_cli_user import REPO, folder, groundbench, one_error
+from tests.support.builds import copy_tree
+
+__all__ = ["folder"]  # the module's published folder fixture (tests/cli/test_cli_user.py), used here too
+
+# (command, whether it succeeds on the sample project): each reads or writes the project it finds.
+PROJECT_COMMANDS = (
+    (("list",), True),
+    (("requests", "curated_umd", "--condition", "part_named"), True),
+    (("score", "--sanity", "curated_umd"), True),
+    (("preview", "curated_umd", "--quiet"), True),
+    (("summary",), True),
+    (("verify",), True),
+    (("version", "show"), True),
+    (("check-card",), True),
+    (("dvc-deps", "--check"), False),  # the copy holds no code folders: the same complaint either way
+    (("publish", "--repo-id", "org/name", "--dry-run"), True),
+    (("sources", "sample"), True),  # last: it rewrites params.yaml (the same way both times)
+)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Path:
+    """A private copy of the sample build as a project (params.yaml and dvc.yaml), with a docs/ folder."""
+    root = copy_tree(folder.parent.parent, tmp_path_factory.mktemp("project_copy") / "project")
+    shutil.copy(REPO / "dvc.yaml", root / "dvc.yaml")
+    (root / "docs").mkdir()
+    return root
+
+
+# ---------------------------------------------------------------- 1. one rule for the project
+
+
+@pytest.mark.parametrize(("command", "succeeds"), PROJECT_COMMANDS, ids=[c[0][0] for c in PROJECT_COMMANDS])
+def test_from_a_subfolder_every_command_finds_the_project(
+    command: tuple[str, ...], succeeds: bool, project: Path, tmp_path: Path
+) -> None:
+    inside = groundbench(project / "docs", *command)
+    named = groundbench(tmp_path, "--root", str(project), *command)
+    assert (inside.returncode, inside.stdout) == (named.returncode, named.stdout), inside.stderr
+    assert inside.stderr.replace(str(project / "docs"), "") == named.stderr.replace(str(tmp_path), "")
+    assert (inside.returncode == 0) == succeeds, inside.stderr
+    assert str(project / "docs") not in inside.stderr  # never a path of the subfolder (docs/params.yaml ...)
+
+
+def test_default_outputs_go_to_the_project_not_the_subfolder(project: Path) -> None:
+    result = groundbench(project / "docs", "preview", "curated_umd", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert len(list((project / "build" / "preview" / "curated_umd").glob("*.png"))) == 5
+    command = ("eval", "curated_umd", "--condition", "part_named", "--model", "mockllm/model", "--display", "none")
+    evaluated = groundbench(project / "docs", *command)
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert (project / "build" / "eval" / "scores.json").is_file()
+    assert not (project / "docs" / "build").exists()
+
+
+def test_outside_any_project_the_checkout_is_the_project(tmp_path: Path) -> None:
+    assert groundbench(tmp_path, "version", "show").stdout == groundbench(REPO, "version", "show").stdout
+
+
+# ---------------------------------------------------------------- 2. groundbench list
+
+
+def test_list_shows_configs_and_conditions(folder: Path, tmp_path: Path) -> None:
+    result = groundbench(tmp_path, "list", "--json", "--data", str(folder))
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    assert set(listed) == {"configs", "conditions", "formats", "profiles"}
+    assert [row["name"] for row in listed["formats"]] == names()  # every declared answer format
+    assert [row["name"] for row in listed["profiles"]] == names()  # a profile per format name
+    configs = {row["config"]: row for row in listed["configs"]}
+    assert set(configs) == {"bulk_umd", "curated_umd"}  # baselines holds aggregates, not rows to ask
+    curated = configs["curated_umd"]
+    assert (curated["stratum"], curated["rows"], curated["excluded"]) == ("curated", 5, 0)
+    assert list(curated["conditions"].items())[:3] == [("image_only", 5), ("object_named", 5), ("part_named", 5)]
+    assert "gui" not in curated["conditions"] and "counterfactual" not in curated["conditions"]
+    conditions = {row["condition"]: row for row in listed["conditions"]}
+    assert list(conditions)[:3] == ["image_only", "object_named", "part_named"]
+    assert conditions["gui"]["text-only control"] is None
+    assert conditions["part_named"]["text-only control"] == "part_named/text_only"
+    terminal = groundbench(tmp_path, "list", "--data", str(folder), COLUMNS="200")
+    assert re.search(
+        r"curated_umd +│ curated +│ +5 │ +0 │ image_only: 5, object_named: 5, part_named: 5", terminal.stdout
+    )
+    assert "part_named/text_only" in terminal.stdout
+
+
+def test_list_one_section_needs_no_data(tmp_path: Path) -> None:
+    alone = groundbench(tmp_path, "list", "conditions", "--json", GROUNDBENCH_DATA=str(tmp_path / "none"))
+    assert alone.returncode == 0, alone.stderr
+    assert list(json.loads(alone.stdout)) == ["conditions"]
+
+
+# ---------------------------------------------------------------- 3. unknown names, worded one way
+
+CONDITION_LIST = (
+    "(conditions: image_only, object_named, part_named, localization_only, localization_shown, mechanics_shown, "
+    "counterfactual, part_named_free_form, gui; and each but gui + '/text_only')"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("requests", "curated_umd", "--condition", "part_name"),
+        ("eval", "curated_umd", "--condition", "part_name", "--model", "mockllm/model", "--out", "run"),
+    ],
+    ids=["requests", "eval"],
+)
+def test_a_misspelt_condition_lists_the_conditions(command: tuple[str, ...], folder: Path, tmp_path: Path) -> None:
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    expected = "error: command line: condition: unknown condition 'part_name'; did you mean 'part_named'? "
+    assert line == expected + CONDITION_LIST
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_misspelt_condition_in_a_predictions_file_says_the_same(folder: Path, tmp_path: Path) -> None:
+    request = groundbench(tmp_path, "requests", "curated_umd", "--condition", "part_named", "--data", str(folder))
+    example_id = json.loads(request.stdout.splitlines()[0])["example_id"]
+    line = {"example_id": example_id, "condition": "part_name", "model": "m", "response": "{}"}
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(json.dumps(line) + "\n")
+    result = groundbench(tmp_path, "score", str(predictions), "--data", str(folder))
+    assert result.returncode == 2
+    assert f"condition: unknown condition 'part_name'; did you mean 'part_named'? {CONDITION_LIST}" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("requests", "curatd_umd", "--condition", "part_named"),
+        ("eval", "curatd_umd", "--condition", "part_named", "--model", "mockllm/model", "--out", "run"),
+        ("score", "--sanity", "curatd_umd"),
+        ("preview", "curatd_umd"),
+        ("sheet", "curatd_umd"),
+    ],
+    ids=["requests", "eval", "score", "preview", "sheet"],
+)
+def test_a_misspelt_config_is_worded_one_way(command: tuple[str, ...], folder: Path, tmp_path: Path) -> None:
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    expected = f"error: {folder}: config: unknown config 'curatd_umd'; did you mean 'curated_umd'? "
+    assert line == expected + "(configs: bulk_umd, curated_umd)"  # never `baselines`: no rows to ask
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unknown_section_lists_the_sections(tmp_path: Path) -> None:
+    line = one_error(groundbench(tmp_path, "list", "format"))
+    assert re.fullmatch(
+        r"error: command line: section: unknown section 'format'; did you mean 'formats'\? "
+        r"\(sections: configs, conditions, formats, profiles\)",
+        line,
+    )
+
+
+# ---------------------------------------------------------------- 4. --data that cannot be read
+
+
+def test_a_missing_folder_says_it_does_not_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "no_such_folder"
+    command = ("requests", "curated_umd", "--condition", "part_named", "--data", str(missing))
+    line = one_error(groundbench(tmp_path, *command))
+    assert line.startswith(f"error: {missing}: folder: no such folder"), line
+
+
+def test_a_hub_id_offline_says_offline_and_how_to_go_online(tmp_path: Path) -> None:
+    command = ("requests", "curated_umd", "--condition", "part_named", "--data", "someorg/somedata")
+    line = one_error(groundbench(tmp_path, *command, HF_HUB_OFFLINE="1"))
+    assert line.startswith("error: someorg/somedata: folder: "), line
+    assert "HF_HUB_OFFLINE=1" in line and "HF_HUB_OFFLINE=0" in line and "no such dataset" not in line
+
+
+def test_a_project_root_as_data_suggests_its_published_folder(project: Path) -> None:
+    line = one_error(groundbench(project, "requests", "curated_umd", "--condition", "part_named", "--data", "."))
+    assert line.startswith(f"error: {project}: folder: "), line
+    assert "--data data/groundbench" in line

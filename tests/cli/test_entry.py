@@ -1,0 +1,54 @@
+"""The ``groundbench`` command's entry: a stage process loads its own stage module only (never the user
+commands' parser), ``python -m groundbench`` works, and ``--help`` lists the user commands first."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from groundbench.entry import STAGES, command_name
+from tests.pipeline.test_dvc_deps import spec_modules
+
+# Runs `groundbench store` on an empty project, then reports which modules the process had imported.
+AUDIT = (
+    "import json, sys\n"
+    "from groundbench.entry import main\n"
+    "status = main(sys.argv[1:])\n"
+    "print(json.dumps({'status': status, 'modules': sorted(sys.modules)}))\n"
+)
+
+
+def test_a_stage_process_imports_its_stage_only(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", AUDIT, "--root", str(tmp_path), "store"], capture_output=True, text=True, check=True
+    )
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["status"] == 0, result.stderr
+    modules = set(report["modules"])
+    assert "groundbench.stages.store" in modules
+    assert "groundbench.cli" not in modules  # the user commands and their help
+    other_stages = {m for m in STAGES.values() if m != "groundbench.stages.store"}
+    assert not modules & other_stages
+    # Of the source folders, only what the registry reads on import (their packages, specs and params models).
+    assert not {m for m in modules if m.startswith(("groundbench.converters", "groundbench.scoring", "pandera"))} - (
+        spec_modules()
+    )
+
+
+def test_python_m_groundbench_lists_user_commands_before_the_stages() -> None:
+    result = subprocess.run([sys.executable, "-m", "groundbench", "--help"], capture_output=True, text=True, check=True)
+    text = result.stdout
+    users, stages = text.index("user commands"), text.index("pipeline stages")
+    assert users < stages
+    for command in ("requests", "eval", "score", "compare", "preview", "fetch", "verify"):
+        assert users < text.index(f"\n  {command} ") < stages, command
+    for command in STAGES:
+        assert text.index(f"\n  {command} ") > stages, command
+
+
+def test_the_command_is_the_first_word_after_the_global_options() -> None:
+    assert command_name(["--root", "x", "convert", "umd"]) == "convert"
+    assert command_name(["--debug", "bake", "curated_umd"]) == "bake"
+    assert command_name(["--help"]) is None

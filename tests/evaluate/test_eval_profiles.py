@@ -1,0 +1,157 @@
+"""``eval --profile qwen2.5-vl`` against a loopback OpenAI-compatible server answering in Qwen's tool-call syntax.
+
+The server (tests/support/openai_stub.py) checks what a Qwen2.5-VL deployment would see: the image already at its
+``smart_resize`` size and the system prompt stating that size, and answers in the frame it was sent, as the
+model does. The rows are in the sources' frame sizes (``tests/support/frames.py``), the 6016x3384 and 5120x2880 ones in
+the ``max_pixels`` regime. The expected hits are counted here as ScreenSpot-Pro's Qwen2.5-VL adapter counts:
+the tool call's coordinate divided by the resized frame, against the target box divided by the image.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from groundbench.cli import main
+from groundbench.loaders.records import read_config
+from groundbench.scoring.formats.resize import smart_resize
+from tests.conftest import run_cli
+from tests.support.frames import CONFIG, frame_folder, target_box
+from tests.support.openai_stub import Asked, OpenAIStub
+
+SIZES = [(6016, 3384), (5120, 2880), (3840, 2160), (2560, 1440), (1920, 1080), (3840, 1080), (2880, 1800), (1080, 2400)]
+RESOLUTION = re.compile(r"The screen's resolution is (\d+)x(\d+)\.")
+
+
+@pytest.fixture(autouse=True)
+def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+
+
+def tool_call(x: float, y: float) -> str:
+    return (
+        "<tool_call>\n"
+        + json.dumps({"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [x, y]}})
+        + "\n</tool_call>"
+    )
+
+
+# What the stub answers, by the row's position: the target's centre, a far corner, and two malformed variants.
+KINDS = ("hit", "hit", "miss", "arguments as a list", "truncated")
+
+
+def answer(kind: str, row: dict[str, Any], sent: tuple[int, int]) -> str:
+    x0, y0, x1, y1 = target_box(row)
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    x, y = round(cx * sent[0] / row["width"]), round(cy * sent[1] / row["height"])
+    if kind == "miss":
+        x, y = (sent[0] - 1, sent[1] - 1) if cx < row["width"] / 2 else (0, 0)
+    if kind == "arguments as a list":
+        return "<tool_call>\n" + json.dumps({"name": "left_click", "arguments": [x, y]}) + "\n</tool_call>"
+    if kind == "truncated":
+        return tool_call(x, y)[:-30]
+    return tool_call(x, y)
+
+
+def adapter_hit(row: dict[str, Any], response: str, sent: tuple[int, int]) -> bool:
+    text = response[: response.rfind("}") + 1]
+    try:
+        coordinate = json.loads(text.split("<tool_call>\n")[1].split("\n</tool_call>")[0])["arguments"]["coordinate"]
+        px, py = coordinate[0] / sent[0], coordinate[1] / sent[1]
+    except (IndexError, KeyError, TypeError, ValueError):
+        return False
+    x0, y0, x1, y1 = target_box(row)
+    return x0 / row["width"] <= px <= x1 / row["width"] and y0 / row["height"] <= py <= y1 / row["height"]
+
+
+def test_eval_with_the_qwen_profile_scores_as_the_official_adapter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = frame_folder(tmp_path / "data", SIZES)
+    rows = sorted(read_config(folder, CONFIG), key=lambda r: r["example_id"])
+    by_ask = {(r["instruction"], smart_resize(r["height"], r["width"])[::-1]): r for r in rows}
+    assert len(by_ask) == len(rows)
+    replies: dict[str, tuple[str, tuple[int, int]]] = {}
+
+    def reply(asked: Asked) -> str:
+        assert asked.system is not None and asked.image_size is not None
+        stated = tuple(int(v) for v in RESOLUTION.search(asked.system).groups())  # type: ignore[union-attr]
+        assert stated == asked.image_size  # the prompt states the frame the image was sent in
+        row = by_ask[(asked.prompt, asked.image_size)]
+        kind = KINDS[rows.index(row) % len(KINDS)]
+        replies[row["example_id"]] = (answer(kind, row, asked.image_size), asked.image_size)
+        return replies[row["example_id"]][0]
+
+    out = tmp_path / "run"
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        command = ["eval", CONFIG, "--condition", "gui", "--model", "openai-api/stub/stub-vlm", "--data", str(folder)]
+        command += ["--profile", "qwen2.5-vl", "--out", str(out), "--display", "none", "--max-connections", "1"]
+        assert main(command) == 0
+    assert len(stub.asked) == len(rows)
+    for asked in stub.asked:  # the image reached the server at the processor's own size: it resizes nothing more
+        width, height = asked.image_size or (0, 0)
+        assert smart_resize(height, width) == (height, width)
+    sizes = {r["example_id"]: smart_resize(r["height"], r["width"])[::-1] for r in rows}
+    assert sizes[f"{CONFIG}/frame_000"] == (4760, 2688)  # 6016x3384: the max_pixels regime
+
+    lines = [json.loads(t) for t in (out / "predictions.jsonl").read_text().splitlines()]
+    for line in lines:
+        assert line["profile"] == line["answer_format"] == "qwen2.5-vl"
+        assert line["response"] == replies[line["example_id"]][0] and "parsed" not in line
+        assert tuple(line["resize"]["sent_size"]) == sizes[line["example_id"]]
+    run = json.loads((out / "run.json").read_text())
+    assert run["profile"] == "qwen2.5-vl"
+
+    report = json.loads((out / "scores.json").read_text())
+    headline = next(m for m in report["metrics"] if m["metric"] == "gui_success" and m["config"] == CONFIG)
+    expected = sum(adapter_hit(r, *replies[r["example_id"]]) for r in rows)
+    assert expected == sum(KINDS[i % len(KINDS)] == "hit" for i in range(len(rows)))
+    assert (headline["count"], headline["n"]) == (expected, len(rows))
+    strict = next(m for m in report["metrics"] if m["metric"] == "strict_parse_rate")
+    assert strict["count"] == sum(KINDS[i % len(KINDS)] in ("hit", "miss") for i in range(len(rows)))
+    assert report["profiles"] == {"openai-api/stub/stub-vlm": "qwen2.5-vl"}
+    assert report["answer_formats"]["openai-api/stub/stub-vlm"]["spec"] == "qwen2.5-vl"
+    assert headline["answer_format"] == "qwen2.5-vl"
+
+    # `groundbench score` on the same file says the same; `requests --profile` asks what the server was asked
+    assert (
+        run_cli(
+            tmp_path, "score", str(out / "predictions.jsonl"), "--data", str(folder), "--json", str(tmp_path / "s.json")
+        )
+        == 0
+    )
+    assert json.loads((tmp_path / "s.json").read_text())["metrics"] == report["metrics"]
+    requests = tmp_path / "requests.jsonl"
+    images = tmp_path / "images"
+    assert run_cli(tmp_path, "requests", CONFIG, "--condition", "gui", "--data", str(folder), "--profile", "qwen2.5-vl",
+                   "--out", str(requests), "--images", str(images)) == 0  # fmt: skip
+    sent = {(a.system, a.prompt, a.image_size) for a in stub.asked}
+    from PIL import Image
+
+    for line in map(json.loads, requests.read_text().splitlines()):
+        with Image.open(line["image"]["path"]) as image:
+            assert (line["system"], line["prompt"], image.size) in sent
+        assert line["template_sha256"] == lines[0]["template_sha256"] and line["profile"] == "qwen2.5-vl"
+
+
+def test_a_profile_that_resizes_refuses_max_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = frame_folder(tmp_path / "data", SIZES[:1])
+    command = ["eval", CONFIG, "--condition", "gui", "--model", "mockllm/model", "--data", str(folder)]
+    assert main([*command, "--profile", "qwen2.5-vl", "--max-side", "1000", "--out", str(tmp_path / "r")]) == 2
+    assert "profile qwen2.5-vl sends the image in its own frame; drop --max-side" in capsys.readouterr().err
+
+
+def test_profiles_lists_every_profile_with_its_prompt_and_frame(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["profiles"]) == 0
+    text = capsys.readouterr().out
+    for name, fmt in (("qwen2.5-vl", "pixels (resized"), ("uground", "0-1000 (sent"), ("aguvis", "0-1 (sent")):
+        assert f"{name}: answer format {name}; frame {fmt}" in text
+    assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
