@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.scoring.formats import resize, syntax
+from groundbench.scoring.formats import providers, resize, syntax
 from groundbench.scoring.formats.syntax import Found
 
 DEFAULT = "groundbench"
@@ -46,6 +46,11 @@ def _seen(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
     return float(seen[0]), float(seen[1])
 
 
+def _provider(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
+    width, height = providers.FIT[params["provider"]](int(seen[0]), int(seen[1]))
+    return float(width), float(height)
+
+
 def _grid(side: float) -> Callable[[Size, Mapping[str, Any]], tuple[float, float]]:
     return lambda seen, params: (side, side)
 
@@ -65,6 +70,14 @@ SMART_PARAMS = (
     Param("min_pixels", resize.MIN_PIXELS, help="the processor's min_pixels"),
     Param("max_pixels", resize.MAX_PIXELS, help="the processor's max_pixels"),
     Param("factor", resize.FACTOR, help="patch size x merge size"),
+)
+PIXELS_PARAMS = (
+    Param(
+        "provider",
+        providers.NONE,
+        tuple(providers.FIT),
+        "a hosted API whose documented limits the image is sent within (so it reaches the model as sent)",
+    ),
 )
 # ui_tars.action_parser's own defaults (MIN_PIXELS = 100 * 28 * 28, MAX_PIXELS = 16384 * 28 * 28).
 UITARS_PARAMS = (
@@ -107,10 +120,12 @@ FAMILIES: dict[str, Family] = {
         Family(
             "pixels",
             'a bare JSON object ({"point": [x, y]}, eval.py\'s keys) or list [x, y] / [x0, y0, x1, y1]',
-            "pixels of the image the model was sent",
-            "docs/scoring.md",
+            "pixels of the image the model was sent (provider=...: sent within that API's documented limits)",
+            "docs/scoring.md; https://docs.anthropic.com/en/docs/build-with-claude/vision; "
+            "https://platform.openai.com/docs/guides/images-vision",
             lambda text, answer_type: syntax.plain_answer(answer_type)(text),
-            _seen,
+            _provider,
+            PIXELS_PARAMS,
         ),
         Family(
             "norm1",

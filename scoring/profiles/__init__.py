@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from string import Template
@@ -31,6 +31,7 @@ from groundbench.loaders.prompts import template_text as base_text
 from groundbench.schemas.request_conditions import GUI, base_condition
 from groundbench.schemas.rows import target_part
 from groundbench.scoring.formats import DEFAULT, AnswerFormat, names, parse_format
+from groundbench.scoring.formats.providers import NONE as NO_PROVIDER
 from groundbench.scoring.formats.registry import Size
 
 PIXELS, GRID_1000, GRID_1 = "pixels", "0-1000", "0-1"
@@ -88,6 +89,8 @@ class Profile:
         style = STYLES[self.name]
         if self.name == "ui-tars" and self.format.params["version"] == "1.0":
             return Style(style.gui, style.system, GRID_1000)  # UI-TARS 1.0 answers on 0-1000
+        if self.name == "pixels" and self.format.params.get("provider", NO_PROVIDER) != NO_PROVIDER:
+            return replace(style, resized=True)  # sent within the hosted API's limits, so it arrives as sent
         return style
 
     @property
