@@ -250,8 +250,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         console,
     )
     console.print(
-        f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
-        f"{result.predictions} and {result.scores}"
+        f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now); the folder's "
+        f"{result.scored} answers -> {result.predictions} and {result.scores}"
     )
     return 0
 

@@ -3,7 +3,7 @@
 ``dataset_version`` and the config's ``manifest_sha256`` come from the dataset card's YAML
 ``groundbench:`` key, through the scorer's own :func:`groundbench.scoring.gate.folder_gate`, so the
 eval and ``groundbench score`` read the gate from one place. ``template_sha256`` is per condition
-and is added by :mod:`groundbench.evaluate.samples`.
+(:func:`answer_gate` holds all three).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundbench.errors import GroundBenchError
+from groundbench.loaders.prompts import template_hash
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.requests import manifest_sha256
 
@@ -23,3 +24,8 @@ def gate_fields(folder: Path, config: str) -> dict[str, str]:
             Path(folder) / "README.md", "groundbench.dataset_version", "the card names no dataset version"
         )
     return {"dataset_version": gate.dataset_version, "manifest_sha256": manifest_sha256(Path(folder), gate, config)}
+
+
+def answer_gate(folder: Path, config: str, condition: str) -> dict[str, str]:
+    """Every gate field an answer to (config, condition) carries: the folder's two and the template's hash."""
+    return {**gate_fields(folder, config), "template_sha256": template_hash(condition)}

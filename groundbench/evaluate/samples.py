@@ -73,6 +73,17 @@ def to_sample(row: Row, config: str, condition: str, gate: Mapping[str, str], ma
     return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
 
 
+def valid_rows(dataset: Dataset, condition: str) -> list[tuple[str, int]]:
+    """(example id, index) of every row valid under the condition, by example id (read without the images)."""
+    rows = enumerate(dataset.remove_columns("image"))
+    return sorted((row["example_id"], index) for index, row in rows if row_allows(row, condition))
+
+
+def valid_example_ids(folder: Path, config: str, condition: str) -> set[str]:
+    """The example ids a complete run of (config, condition) answers (what the scorer expects)."""
+    return {example_id for example_id, _ in valid_rows(load_rows(folder, config), condition)}
+
+
 def samples(
     folder: Path, config: str, condition: str, gate: Mapping[str, str], max_side: int | None, limit: int | None
 ) -> list[Sample]:
@@ -80,12 +91,7 @@ def samples(
     if not is_known(condition):
         raise GroundBenchError("eval", "condition", f"unknown condition {condition!r}")
     dataset = load_rows(folder, config)
-    # Choose the rows without their images, then read only the images of the rows chosen.
-    chosen = sorted(
-        (row["example_id"], index)
-        for index, row in enumerate(dataset.remove_columns("image"))
-        if row_allows(row, condition)
-    )[:limit]
+    chosen = valid_rows(dataset, condition)[:limit]
     if not chosen:
         raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
     return [to_sample(dataset[index], config, condition, gate, max_side) for _, index in chosen]
