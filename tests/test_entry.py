@@ -61,7 +61,10 @@ def test_the_command_is_the_first_word_after_the_global_options() -> None:
     assert command_name(["--help"]) is None
 
 
-@pytest.mark.parametrize("moment", sorted(round(random.Random(20261203).uniform(0.15, 0.6), 3) for _ in range(3)))
+MOMENTS = random.Random(20261203)
+
+
+@pytest.mark.parametrize("moment", sorted(round(MOMENTS.uniform(0.15, 0.6), 3) for _ in range(3)))
 def test_a_ctrl_c_before_the_command_starts_ends_in_one_line(tmp_path: Path, moment: float) -> None:
     """SIGINT to the console script while it imports and builds the parser (its first second or two, before
     the command's own handling): the same one line and exit status as a Ctrl-C during a command."""
