@@ -285,8 +285,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.verbose:  # the headline table was printed as the run was scored; the breakdown follows it
         _print_breakdown(result.scores)
     console.print(
-        f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now) -> "
-        f"{result.predictions} and {result.scores}",
+        f"eval: {result.rows} rows ({result.cached} answered earlier, {result.asked} asked now); the folder's "
+        f"{result.scored} answers -> {result.predictions} and {result.scores}",
         soft_wrap=True,
     )
     return 0

@@ -4,7 +4,8 @@
 scorers, the review tools) in each would cost start-up and make every stage depend on all of that code.
 So the command name is looked up in ``STAGES`` (a string table: nothing is imported for it) and only that
 stage's module is loaded; ``groundbench.cli`` (the user commands and the full ``--help``) is imported
-for everything else."""
+for everything else. A Ctrl-C before a command's own handling starts (imports, its parser) ends in the
+same one line as one during the command."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
+
+from groundbench.core.failures import debug_requested, one_line, safe_streams  # stdlib only: loads at once
 
 # Stage command -> the module that defines it (groundbench/stages/command.py says what such a module holds).
 STAGES = {
@@ -90,10 +93,19 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from groundbench.core.failures import safe_streams
-
-    safe_streams()
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return dispatch(argv)
+    except KeyboardInterrupt as exc:  # before the command's own handling: while importing, building its parser
+        if debug_requested("--debug" in argv):
+            raise
+        line, status = one_line(exc)
+        print(f"error: {line}", file=sys.stderr, flush=True)
+        return status
+
+
+def dispatch(argv: Sequence[str]) -> int:
+    safe_streams()
     name = command_name(argv)
     if name in STAGES:
         return run_stage(argv, name)

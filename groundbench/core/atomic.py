@@ -127,6 +127,19 @@ def atomic_dir(target: Path) -> Iterator[Path]:
         _ACTIVE.discard(str(old))
 
 
+@contextlib.contextmanager
+def scratch_dir(parent: Path, name: str) -> Iterator[Path]:
+    """A working folder in ``parent``, named as the temporaries are and removed when the block ends; one that
+    a killed process left is removed by the next :func:`remove_stale_temporaries` of ``parent``."""
+    tmp = Path(tempfile.mkdtemp(prefix=_prefix(parent / name), suffix=".tmp", dir=parent))
+    _ACTIVE.add(str(tmp))
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _ACTIVE.discard(str(tmp))
+
+
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` of this host still runs (a zombie, killed and not yet reaped, does not)."""
     try:

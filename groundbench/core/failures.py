@@ -45,6 +45,10 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread so that every ``finally`` and atomic write unwinds as for Ctrl-C."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C in a command that keeps what it did so far: its message says what was kept (exit 130)."""
+
+
 def debug_requested(flag: bool) -> bool:
     return flag or os.environ.get(DEBUG_VARIABLE, "").strip().lower() in ("1", "true", "yes")
 
@@ -74,6 +78,8 @@ def one_line(exc: BaseException) -> tuple[str, int]:
     """The line to print (without the ``error:`` prefix) and the exit status, for a failure of a command."""
     if isinstance(exc, GroundBenchError):
         return str(exc), 2
+    if isinstance(exc, Interrupted):
+        return str(exc), 130
     if isinstance(exc, KeyboardInterrupt):
         return f"interrupted (Ctrl-C): {RERUN}", 130
     if isinstance(exc, Terminated):

@@ -1,8 +1,9 @@
-"""One run per output at a time: a stage takes a lock on what it writes before it clears or writes anything.
+"""One run per output at a time: a run takes a lock on what it writes before it clears or writes anything.
 
-The locks are ``data/.locks/<output>.lock`` (``filelock``, an OS lock: released when the process
-ends, however it ends). A second run of the same stage refuses at once with one line instead of
-writing the same temporaries as the first (wait for the first to finish, then run again).
+A stage's locks are ``data/.locks/<output>.lock``; ``groundbench eval`` holds its run folder's ``.lock``.
+They are ``filelock`` OS locks, released when the process ends, however it ends. A second run of the
+same stage or into the same run folder refuses at once with one line instead of writing the same files
+as the first (wait for the first to finish, then run again).
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ LOCKS = Path("data/.locks")
 
 
 @contextmanager
+def exclusive(path: Path, shown: Path, reason: str) -> Iterator[None]:
+    """Hold the OS lock ``path`` for the block, or refuse at once: ``shown: lock: reason``."""
+    try:
+        lock = FileLock(str(path), timeout=0)
+        lock.acquire()
+    except Timeout:
+        raise GroundBenchError(shown, "lock", reason) from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+@contextmanager
 def output_locks(root: Path, outputs: Iterable[str]) -> Iterator[None]:
     """Hold ``data/.locks/<output>.lock`` for each output (sorted: two runs never wait on each other in a cycle)."""
     folder = root / LOCKS
@@ -26,12 +41,6 @@ def output_locks(root: Path, outputs: Iterable[str]) -> Iterator[None]:
     with ExitStack() as held:
         for name in sorted(set(outputs)):
             path = folder / f"{name}.lock"
-            try:
-                held.enter_context(FileLock(str(path), timeout=0))
-            except Timeout:
-                raise GroundBenchError(
-                    LOCKS / path.name,
-                    "lock",
-                    f"another run is writing {name} in this project; wait for it to finish, then run again",
-                ) from None
+            reason = f"another run is writing {name} in this project; wait for it to finish, then run again"
+            held.enter_context(exclusive(path, LOCKS / path.name, reason))
         yield

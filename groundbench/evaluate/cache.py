@@ -1,8 +1,8 @@
 """The run folder's answer cache: every answer is appended (and fsynced) the moment it arrives.
 
 A run killed at any point therefore loses at most the requests that were in flight; the next run
-reads the cache and asks only the rest, and a finished run asks nothing. The cache is bound to one
-run's settings (``run.json``: model, resize, generation settings) and every cached line carries the
+reads the cache and asks only the rest, and a finished run asks nothing. The folder is bound to one
+setting (:mod:`.runfolder`: model, resize, generation settings) and every cached line carries the
 gate fields it was asked under, so a cache is never mixed with another model's answers or with rows
 of a rebuilt dataset: such a run is refused with the field that differs.
 """
@@ -15,34 +15,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
 
 ANSWERS = "answers.jsonl"
-SETTINGS = "run.json"
-
-
-def check_settings(out: Path, settings: Mapping[str, Any]) -> None:
-    """Refuse a run of a folder whose ``run.json`` names other settings (another model, resize, ...)."""
-    path = out / SETTINGS
-    if not path.is_file():
-        return
-    before = json.loads(path.read_text(encoding="utf-8"))
-    for name in sorted(set(before) | set(settings)):
-        if before.get(name) != settings.get(name):
-            raise GroundBenchError(
-                path,
-                name,
-                f"this folder holds a run with {name}={before.get(name)!r}, not {settings.get(name)!r}: "
-                "give another --out (or delete the folder to start again)",
-            )
-
-
-def write_settings(out: Path, settings: Mapping[str, Any]) -> None:
-    """Bind the folder to these settings (once, before the first answer is cached)."""
-    if not (out / SETTINGS).is_file():
-        write_text(out / SETTINGS, json.dumps(dict(settings), indent=1, sort_keys=True) + "\n")
 
 
 def read_answers(out: Path) -> dict[tuple[str, str, str], Line]:

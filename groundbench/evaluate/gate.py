@@ -3,7 +3,7 @@
 ``dataset_version`` and the config's ``manifest_sha256`` come from the dataset card's YAML
 ``groundbench:`` key, through the scorer's own :func:`groundbench.scoring.gate.folder_gate`, so the
 eval and ``groundbench score`` read the gate from one place. ``template_sha256`` is per condition
-and is added by :mod:`groundbench.evaluate.samples`.
+(:func:`answer_gate` holds all three).
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from groundbench.errors import GroundBenchError
+from groundbench.loaders.prompts import template_hash
 from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.profiles import Profile
 from groundbench.scoring.requests import manifest_sha256
 
 
@@ -23,3 +25,10 @@ def gate_fields(folder: Path, config: str) -> dict[str, str]:
             Path(folder) / "README.md", "groundbench.dataset_version", "the card names no dataset version"
         )
     return {"dataset_version": gate.dataset_version, "manifest_sha256": manifest_sha256(Path(folder), gate, config)}
+
+
+def answer_gate(folder: Path, config: str, condition: str, profile: Profile | None = None) -> dict[str, str]:
+    """Every gate field an answer to (config, condition) carries: the folder's two and the template's hash (the
+    profile's own templates' hash when it is asked under a profile)."""
+    template = template_hash(condition) if profile is None else profile.template_hash(condition)
+    return {**gate_fields(folder, config), "template_sha256": template}

@@ -1,10 +1,11 @@
 """``groundbench eval``: run the inspect task of every (config, condition), then write predictions and scores.
 
-The run folder holds ``run.json`` (the settings the cache is bound to), ``answers.jsonl`` (the answer
-cache, appended as answers arrive), ``logs/`` (inspect's own ``.eval`` logs), and, once every
-requested row is answered, ``predictions.jsonl`` and ``scores.json`` (written atomically). Only rows
-without a cached answer are asked, so an interrupted run continues where it stopped and a finished
-run asks nothing.
+The run folder (one command at a time: :mod:`.runfolder`) holds ``run.json`` (the setting it is bound
+to), ``answers.jsonl`` (the answer cache, appended as answers arrive), ``logs/`` (inspect's own
+``.eval`` logs), and, once every requested row is answered, ``predictions.jsonl`` and ``scores.json``
+(written atomically). Only rows without a cached answer are asked, so an interrupted run continues
+where it stopped and a finished run asks nothing. The folder accumulates: predictions and scores
+cover every answer in it, whichever configs and conditions the latest command named.
 """
 
 from __future__ import annotations
@@ -17,15 +18,20 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import Model, get_model
 from rich.console import Console
 
 from groundbench.core.atomic import write_text
+from groundbench.core.failures import Interrupted
+from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.cache import check_gate, check_settings, read_answers, write_settings
-from groundbench.evaluate.predictions import GATE_FIELDS, jsonl
+from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers
+from groundbench.evaluate.gate import answer_gate
+from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
+from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize
-from groundbench.evaluate.samples import NoValidRows
+from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
+from groundbench.evaluate.samples import NoValidRows, valid_example_ids
 from groundbench.evaluate.score import score_file
 from groundbench.evaluate.task import groundbench
 from groundbench.scoring.profiles import parse_profile
@@ -33,31 +39,32 @@ from groundbench.scoring.profiles import parse_profile
 PREDICTIONS = "predictions.jsonl"
 SCORES = "scores.json"
 LOGS = "logs"
-MOCK = "mockllm/model"
-# What the offline mock model answers to every prompt: it exercises the plumbing, not a model.
-MOCK_ANSWER = '{"part": "mock", "action": "none", "point": [0, 0]}'
 # Providers built on the openai SDK retry on their own as well; inspect's retries are the ones we set.
 OPENAI_SDK_APIS = ("openai", "openai-api", "vllm", "sglang", "together", "fireworks", "groq", "ollama", "openrouter")
+Key = tuple[str, str, str]  # (config, condition, example id)
 
 
 @dataclass(frozen=True)
 class EvalSettings:
-    model: str | Model
+    """One command's settings; the fields marked ``SETTING`` are the run folder's setting (``run.json``)."""
+
+    model: str | Model = field(metadata=SETTING)
     configs: Sequence[str]
     conditions: Sequence[str]
     folder: Path
     out: Path
     limit: int | None = None
-    max_side: int | None = None
+    max_side: int | None = field(default=None, metadata=SETTING)
     max_connections: int = 4
     max_retries: int = 3
     attempt_timeout: int | None = 300
-    temperature: float | None = 0.0
-    max_tokens: int | None = None
+    temperature: float | None = field(default=0.0, metadata=SETTING)
+    max_tokens: int | None = field(default=None, metadata=SETTING)
     model_args: Mapping[str, Any] = field(default_factory=dict)
-    model_base_url: str | None = None
+    model_base_url: str | None = field(default=None, metadata=SETTING)
     display: str | None = None
-    profile: str | None = None  # a model profile (groundbench.scoring.profiles): prompt, frame, answer format
+    # a model profile (groundbench.scoring.profiles): prompt, frame, answer format
+    profile: str | None = field(default=None, metadata=SETTING)
 
 
 @dataclass(frozen=True)
@@ -67,19 +74,24 @@ class EvalResult:
     asked: int  # sent to the model by this run
     predictions: Path
     scores: Path
+    scored: int = 0  # answers in the folder's predictions (every one it holds, requested now or earlier)
 
 
-def mock_reply(text: str) -> ModelOutput:
-    output = ModelOutput.from_content(model="mockllm", content=text)
-    output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # else mockllm counts with tiktoken
-    return output
+@dataclass
+class Plan:
+    """What one command asks: its inspect tasks (rows without an answer) and every row it requested."""
+
+    tasks: list[Task] = field(default_factory=list)
+    wanted: list[Key] = field(default_factory=list)
+
+    @property
+    def asked(self) -> int:
+        return sum(len(t.dataset) for t in self.tasks)
 
 
 def resolve_model(model: str | Model) -> str | Model:
     """``mockllm/model`` answers ``MOCK_ANSWER`` offline; any other name goes to inspect unchanged."""
-    if model == MOCK:
-        return get_model(MOCK, custom_outputs=lambda *_: mock_reply(MOCK_ANSWER))
-    return model
+    return offline_mock() if is_bare_mock(model) else model
 
 
 def providers() -> list[str]:
@@ -93,18 +105,20 @@ def providers() -> list[str]:
         return []
 
 
-def check_model(model: str | Model, base_url: str | None, model_args: Mapping[str, Any]) -> None:
-    """Build the model's client once before any row is read, so a missing key or package fails first, in one line."""
+def build_model(model: str | Model, base_url: str | None, model_args: Mapping[str, Any]) -> Model:
+    """The command's model, built once before any row is read, so a missing key or package fails first, in one
+    line. Not memoized: inspect's cache would hand a later command in the same process this client, built
+    from the environment (base URL, key) of the first."""
     from inspect_ai._util.error import PrerequisiteError  # not re-exported; the error inspect raises for these
 
     if not isinstance(model, str):
-        return
+        return model
     provider, slash, name = model.partition("/")
     if not (provider and slash and name):  # inspect's own ValueError would end in a stack
         expected = f"inspect's PROVIDER/MODEL, e.g. openai/gpt-4o or {MOCK} (offline)"
         raise GroundBenchError("command line", "--model", f"expected {expected}, found {model!r}")
     try:
-        get_model(model, base_url=base_url, **model_args)
+        return get_model(model, base_url=base_url, memoize=False, **model_args)
     except ValueError as exc:
         known = providers()  # read after get_model, which loads the providers other packages register
         if provider in known:
@@ -121,40 +135,15 @@ def model_args_for(model: str | Model, given: Mapping[str, Any]) -> dict[str, An
     return {**({"max_retries": 0} if api in OPENAI_SDK_APIS else {}), **given}
 
 
-def cache_settings(settings: EvalSettings) -> dict[str, Any]:
-    """What answers in the cache depend on: a later run of the same folder must match them."""
-    return {
-        "model": str(settings.model),
-        "max_side": settings.max_side,
-        "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens,
-        "model_base_url": settings.model_base_url,
-        **({} if settings.profile is None else {"profile": settings.profile}),
-    }
-
-
 def _todo(task: Task, keep: set[str]) -> Task:
     task.dataset = task.dataset.filter(lambda sample: str(sample.id) in keep)
     return task
 
 
-def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
-    if settings.limit is not None and settings.limit < 1:
-        raise GroundBenchError("command line", "--limit", f"expected a positive number, found {settings.limit}")
-    if settings.max_side is not None and settings.max_side < 16:
-        raise GroundBenchError("command line", "--max-side", f"expected at least 16 pixels, found {settings.max_side}")
-    if settings.profile is not None:
-        settings = replace(settings, profile=parse_profile(settings.profile).spec)  # canonical, so run.json compares
-        check_resize(parse_profile(settings.profile), settings.max_side)
-    model = resolve_model(settings.model)
-    model_args = model_args_for(settings.model, settings.model_args)
-    check_model(model, settings.model_base_url, model_args)
+def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Plan:
+    """The task of each requested (config, condition), narrowed to the rows without a cached answer."""
+    planned = Plan()
     run = settings.out
-    check_settings(run, cache_settings(settings))
-    cached = read_answers(run)
-    tasks: list[Task] = []
-    wanted: list[tuple[str, str, str]] = []
-    gates: dict[tuple[str, str], dict[str, str]] = {}
     for config in settings.configs:
         for condition in settings.conditions:
             try:
@@ -170,54 +159,113 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
             except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
                 err.print(f"{config} / {condition}: skipped ({exc.reason})")
                 continue
-            ids = [str(sample.id) for sample in task.dataset]
-            first = task.dataset[0].metadata or {}
-            gates[(config, condition)] = {name: first[name] for name in GATE_FIELDS}
-            keys = [(config, condition, example_id) for example_id in ids]
-            wanted += keys
+            keys = [(config, condition, str(sample.id)) for sample in task.dataset]
+            planned.wanted += keys
             todo = {k[2] for k in keys if k not in cached}
-            done = len(ids) - len(todo)
-            err.print(f"{config} / {condition}: {len(ids)} rows, {done} answered earlier, {len(todo)} to ask")
+            done = len(keys) - len(todo)
+            err.print(f"{config} / {condition}: {len(keys)} rows, {done} answered earlier, {len(todo)} to ask")
             if todo:
-                tasks.append(_todo(task, todo))
-    if not wanted:
+                planned.tasks.append(_todo(task, todo))
+    if not planned.wanted:
         raise GroundBenchError(
             settings.folder,
             "condition",
             f"no row of {list(settings.configs)} is valid under {list(settings.conditions)}",
         )
-    check_gate(run, cached.values(), gates)
-    write_settings(run, cache_settings(settings))  # nothing is written before every check has passed
-    asked = sum(len(t.dataset) for t in tasks)
-    if tasks:
-        inspect_eval(
-            tasks,
-            model=model,
-            model_args=model_args,
-            model_base_url=settings.model_base_url,
-            log_dir=str(run / LOGS),
-            display=settings.display,  # type: ignore[arg-type]
-            fail_on_error=False,  # one failing row must not cancel the others; it is asked again next run
-            max_connections=settings.max_connections,
-            max_retries=settings.max_retries,
-            attempt_timeout=settings.attempt_timeout,
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-        )
+    return planned
+
+
+def groups(keys: Sequence[Key]) -> list[tuple[str, str]]:
+    return sorted({(config, condition) for config, condition, _ in keys})
+
+
+def is_subset(folder: Path, answered: Sequence[Key]) -> bool:
+    """Whether some (config, condition) of the answers lacks a valid row: the folder holds a deliberate subset."""
+    for config, condition in groups(answered):
+        ids = {example_id for c, k, example_id in answered if (c, k) == (config, condition)}
+        if valid_example_ids(folder, config, condition) - ids:
+            return True
+    return False
+
+
+def interrupted(run: Path, wanted: Sequence[Key]) -> Interrupted:
     answers = read_answers(run)
-    missing = [k for k in wanted if k not in answers]
+    done = sum(k in answers for k in wanted)
+    return Interrupted(f"interrupted: {done} of {len(wanted)} answered, kept; run the same command again to resume")
+
+
+def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
+    if settings.limit is not None and settings.limit < 1:
+        raise GroundBenchError("command line", "--limit", f"expected a positive number, found {settings.limit}")
+    if settings.max_side is not None and settings.max_side < 16:
+        raise GroundBenchError("command line", "--max-side", f"expected at least 16 pixels, found {settings.max_side}")
+    if settings.profile is not None:
+        settings = replace(settings, profile=parse_profile(settings.profile).spec)  # canonical, so run.json compares
+        check_resize(parse_profile(settings.profile), settings.max_side)
+    model_args = model_args_for(settings.model, settings.model_args)
+    model = build_model(resolve_model(settings.model), settings.model_base_url, model_args)
+    with interruptible() as interruption, held(settings.out):
+        return _run(settings, model, interruption, out, err)
+
+
+def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: Console, err: Console) -> EvalResult:
+    run = settings.out
+    setting = run_setting(settings)
+    check_setting(run, setting, setting_defaults(settings))
+    cached = read_answers(run)
+    planned = plan(settings, cached, err)
+    try:
+        profile = None if settings.profile is None else parse_profile(settings.profile)
+        gates = {group: answer_gate(settings.folder, *group, profile) for group in groups([*cached, *planned.wanted])}
+        check_gate(run, cached.values(), gates)
+        if interruption.requested:  # a Ctrl-C that some code swallowed: stop before anything is asked
+            raise interrupted(run, planned.wanted)
+        write_setting(run, setting)  # nothing is written before every check has passed
+        _ask(planned.tasks, settings, model)
+        if interruption.requested:  # inspect cancelled its run and returned
+            raise interrupted(run, planned.wanted)
+        return _write(settings, planned, out, err)
+    except BaseException as exc:  # whatever inspect raised on its way out of an interrupted run
+        if interruption.requested and not isinstance(exc, Interrupted):
+            raise interrupted(run, planned.wanted) from exc
+        raise
+
+
+def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> None:
+    if not tasks:
+        return
+    inspect_eval(
+        list(tasks),
+        model=model,  # built with its base URL and client arguments
+        log_dir=str(settings.out / LOGS),
+        display=settings.display,  # type: ignore[arg-type]
+        fail_on_error=False,  # one failing row must not cancel the others; it is asked again next run
+        max_connections=settings.max_connections,
+        max_retries=settings.max_retries,
+        attempt_timeout=settings.attempt_timeout,
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+    )
+
+
+def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) -> EvalResult:
+    """Predictions and scores of every answer the folder holds, once every requested row has one."""
+    run = settings.out
+    answers = read_answers(run)
+    missing = [k for k in planned.wanted if k not in answers]
     if missing:
         raise GroundBenchError(
-            run / "answers.jsonl",
+            run / ANSWERS,
             "answers",
-            f"{len(missing)} of {len(wanted)} rows are still unanswered (first: {' / '.join(missing[0])}; "
+            f"{len(missing)} of {len(planned.wanted)} rows are still unanswered (first: {' / '.join(missing[0])}; "
             f"the errors are in {run / LOGS}): run the same command again to ask only those",
         )
     predictions = run / PREDICTIONS
-    write_text(predictions, jsonl(answers[k] for k in wanted))
+    write_text(predictions, jsonl(answers.values()))
     scores = run / SCORES
-    score_file(predictions, settings.folder, scores, out, err, subset=settings.limit is not None)
-    return EvalResult(len(wanted), len(wanted) - asked, asked, predictions, scores)
+    score_file(predictions, settings.folder, scores, out, err, subset=is_subset(settings.folder, list(answers)))
+    wanted, asked = len(planned.wanted), planned.asked
+    return EvalResult(wanted, wanted - asked, asked, predictions, scores, len(answers))
 
 
 def predictions_from_logs(logs: Sequence[Path]) -> list[dict[str, Any]]:
@@ -254,4 +302,4 @@ def score_logs(
     write_text(predictions, jsonl(lines))
     scores = run / SCORES
     score_file(predictions, folder, scores, out, err, subset=subset)
-    return EvalResult(len(lines), len(lines), 0, predictions, scores)
+    return EvalResult(len(lines), len(lines), 0, predictions, scores, len(lines))

@@ -72,6 +72,17 @@ def to_sample(
     return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
 
 
+def valid_rows(dataset: Dataset, condition: str) -> list[tuple[str, int]]:
+    """(example id, index) of every row valid under the condition, by example id (read without the images)."""
+    rows = enumerate(dataset.remove_columns("image"))
+    return sorted((row["example_id"], index) for index, row in rows if row_allows(row, condition))
+
+
+def valid_example_ids(folder: Path, config: str, condition: str) -> set[str]:
+    """The example ids a complete run of (config, condition) answers (what the scorer expects)."""
+    return {example_id for example_id, _ in valid_rows(load_rows(folder, config), condition)}
+
+
 def samples(
     folder: Path,
     config: str,
@@ -84,12 +95,7 @@ def samples(
     """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
     check_condition(condition, "command line")
     dataset = load_rows(folder, config)
-    # Choose the rows without their images, then read only the images of the rows chosen.
-    chosen = sorted(
-        (row["example_id"], index)
-        for index, row in enumerate(dataset.remove_columns("image"))
-        if row_allows(row, condition)
-    )[:limit]
+    chosen = valid_rows(dataset, condition)[:limit]
     if not chosen:
         raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
     return [to_sample(dataset[index], config, condition, gate, max_side, profile) for _, index in chosen]

@@ -1,23 +1,30 @@
 """The inspect-ai task: one (config, condition) of a published GroundBench folder.
 
 ``groundbench eval`` runs it; so can ``inspect eval groundbench/groundbench -T config=... -T
-condition=...`` (the package registers it under the ``inspect_ai`` entry point). Its solver asks the
-model once (``generate``) and, when given an answers file, appends the predictions line at once.
-Its scorer reports only the answer format (strict JSON, any JSON); GroundBench's metrics need the
-whole group (tau, baselines, bootstrap) and come from ``groundbench.scoring`` on the predictions.
+condition=...`` (the package registers it under the ``inspect_ai`` entry point), offline too: a bare
+``--model mockllm/model`` is replaced by GroundBench's mock (:mod:`.mock`). Its solver asks the model
+once (``generate``) and, when given an answers file, appends the predictions line at once.
+
+Its scorer records each answer's format (strict JSON, any JSON) and declares no metric: GroundBench's
+figures need the whole group (tau, baselines, bootstrap) and come from ``groundbench.scoring`` on the
+predictions, so inspect's display shows no number rather than one that reads as a score.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.scorer import Score, Target, mean, scorer
+from inspect_ai.model import Model
+from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
+from groundbench.core.interrupts import cancel_running_loop, requested
 from groundbench.evaluate.cache import AnswerLog
 from groundbench.evaluate.gate import gate_fields
+from groundbench.evaluate.mock import is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import prediction_line
 from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.samples import samples
@@ -38,9 +45,22 @@ def record_answer(answers_folder: str):
     return solve
 
 
-@scorer(metrics={"strict_json": [mean()], "any_json": [mean()]})
+@solver
+def unless_interrupted():
+    """Ask nothing more once the command was interrupted (a Ctrl-C some code swallowed before the loop ran)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if requested():
+            cancel_running_loop(sys._getframe())
+            state.completed = True  # the steps after this one (the request) are skipped
+        return state
+
+    return solve
+
+
+@scorer(metrics=[])
 def answer_format():
-    """How often the raw answer was one bare JSON object (strict), or held one at all (strict or lenient)."""
+    """Whether the raw answer was one bare JSON object (strict), or held one at all (strict or lenient)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         status = parse_response(state.output.completion).status
@@ -72,6 +92,18 @@ def groundbench(
         samples(root, config, condition, gate_fields(root, config), max_side, first, chosen),
         name=f"{config}-{condition.replace('/', '-')}",
     )
-    steps = [generate()] + ([] if answers_folder is None else [record_answer(answers_folder)])
+    steps = [generate()]
+    if answers_folder is not None:  # groundbench eval: the answer cache, and its Ctrl-C
+        steps = [unless_interrupted(), *steps, record_answer(answers_folder)]
     name = f"groundbench_{config}_{condition.replace('/', '_')}"  # a '/' would cut the log's file name
-    return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name)
+    model = offline_mock() if is_bare_mock(eval_model()) else None
+    return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name, model=model)
+
+
+def eval_model() -> Model | None:
+    """The model inspect builds this task for (None when the task is built outside inspect's eval)."""
+    try:  # not re-exported by inspect; without it a bare mock falls back to inspect's own (online) counting
+        from inspect_ai.model._model import active_model
+    except ImportError:
+        return None
+    return active_model()

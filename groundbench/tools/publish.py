@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, GIT_COMMIT_LINE, GIT_COMMIT_PLACEHOLDER
+from groundbench.core.atomic import remove_stale_temporaries, scratch_dir
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import data_files, iter_batches
 from groundbench.schemas.baselines_features import BASELINES_CONFIG, validate_baselines_table
@@ -147,10 +147,11 @@ def upload(folder: Path, publish_plan: Plan, version: str) -> Published:
     from huggingface_hub.errors import OfflineModeIsEnabled
 
     api = HfApi()
+    remove_stale_temporaries(folder.parent)  # the staging folder of a publish that was killed
     try:
-        with tempfile.TemporaryDirectory(prefix=".publish-", dir=folder.parent) as staging:
-            _stage(folder, Path(staging), publish_plan.commit)
-            return _publish(api, Path(staging), publish_plan, version)
+        with scratch_dir(folder.parent, "publish") as staging:
+            _stage(folder, staging, publish_plan.commit)
+            return _publish(api, staging, publish_plan, version)
     except OfflineModeIsEnabled as exc:
         raise GroundBenchError("HF_HUB_OFFLINE", "environment", "unset HF_HUB_OFFLINE to publish") from exc
     except network_errors() as exc:

@@ -4,12 +4,19 @@ commands' parser), ``python -m groundbench`` works, and ``--help`` lists the use
 from __future__ import annotations
 
 import json
+import os
+import random
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from groundbench.entry import STAGES, command_name
 from tests.pipeline.test_dvc_deps import spec_modules
+from tests.support.faults import child_env
 
 # Runs `groundbench store` on an empty project, then reports which modules the process had imported.
 AUDIT = (
@@ -52,3 +59,25 @@ def test_the_command_is_the_first_word_after_the_global_options() -> None:
     assert command_name(["--root", "x", "convert", "umd"]) == "convert"
     assert command_name(["--debug", "bake", "curated_umd"]) == "bake"
     assert command_name(["--help"]) is None
+
+
+MOMENTS = random.Random(20261203)
+
+
+@pytest.mark.parametrize("moment", sorted(round(MOMENTS.uniform(0.15, 0.6), 3) for _ in range(3)))
+def test_a_ctrl_c_before_the_command_starts_ends_in_one_line(tmp_path: Path, moment: float) -> None:
+    """SIGINT to the console script while it imports and builds the parser (its first second or two, before
+    the command's own handling): the same one line and exit status as a Ctrl-C during a command."""
+    script = Path(sys.executable).parent / "groundbench"
+    process = subprocess.Popen(
+        [str(script), "--root", str(tmp_path), "verify"], env=child_env(), stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    time.sleep(moment)
+    assert process.poll() is None, "the command ended before it could be interrupted"
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert [line for line in err.splitlines() if line.strip()] == [
+        "error: interrupted (Ctrl-C): nothing half-written is kept; run the same command again"
+    ]

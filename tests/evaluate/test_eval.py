@@ -30,7 +30,8 @@ from rich.console import Console
 
 from groundbench.cli import main
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.run import EvalSettings, mock_reply, run_eval
+from groundbench.evaluate.mock import mock_reply
+from groundbench.evaluate.run import EvalSettings, run_eval
 from tests.conftest import build_all, run_cli, umd_project
 from tests.support.openai_stub import OpenAIStub
 

@@ -10,7 +10,9 @@ as a branch, a tag or a commit id. Tree listings carry git blob ids, as the Hub'
 
 Faults, for the fault suite: ``drop_reply[action] = n`` applies the next ``n`` requests of that
 action (``commit``, ``tag``, ...) and closes the connection without a reply (the reply was lost);
-``cut[action] = n`` closes the connection on the next ``n`` without applying them (the network went).
+``cut[action] = n`` closes the connection on the next ``n`` without applying them (the network went);
+``hold[action] = Event()`` keeps the requests of that action waiting until the event is set (``held``
+counts them), so a test can kill a client in the middle of an upload.
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ def git_blob_id(data: bytes) -> str:
 def cli_against(endpoint: str, home: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """``groundbench --root ROOT ARGS`` in a subprocess whose Hub is ``endpoint`` (huggingface_hub reads its
     environment at import), with a throw-away token and HF_HOME, online, every file inline (no Xet)."""
+    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), *args]
+    return subprocess.run(command, env=env_against(endpoint, home), capture_output=True, text=True, timeout=300)
+
+
+def env_against(endpoint: str, home: Path) -> dict[str, str]:
+    """The environment of :func:`cli_against`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
     env.update(
         HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
@@ -52,8 +60,7 @@ def cli_against(endpoint: str, home: Path, root: Path, *args: str) -> subprocess
         NO_PROXY="127.0.0.1",
         no_proxy="127.0.0.1",
     )
-    command = [sys.executable, "-m", "groundbench.cli", "--root", str(root), *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return env
 
 
 class HubStub:
@@ -70,6 +77,8 @@ class HubStub:
         self.unknown: list[str] = []
         self.drop_reply: Counter[str] = Counter()
         self.cut: Counter[str] = Counter()
+        self.hold: dict[str, threading.Event] = {}  # action -> requests of it wait until it is set (or the lifetime)
+        self.held: Counter[str] = Counter()  # requests that arrived while their action was held
         self.max_requests = max_requests
         stub = self
 
@@ -183,6 +192,9 @@ class HubStub:
         action = parts[4] if len(parts) >= 5 and parts[:2] == ["api", "datasets"] else path
         if path == "/api/repos/create":
             action = "create"
+        if action in self.hold:
+            self.held[action] += 1
+            self.hold[action].wait(timeout=max(0.0, self.deadline - time.monotonic()))
         if self._fault(self.cut, action):
             return self._hang_up(handler)
         answer = self._answer(handler, method, path, parts, body)

@@ -75,7 +75,10 @@ class OpenAIStub:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                except (OSError, ValueError):  # the client was interrupted while it sent the request
+                    return
                 if self.path != "/v1/chat/completions":
                     self.send_error(404)
                     return

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED
 from tests.conftest import build_all, umd_project
-from tests.support.hubstub import HubStub, cli_against
+from tests.support.hubstub import HubStub, cli_against, env_against
 
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
 
@@ -106,3 +109,33 @@ def test_publish_refuses_a_hand_edited_card(built: Path, tmp_path: Path) -> None
         readme.write_text(original)
     assert result.returncode == 1
     assert "REFUSED card:" in result.stdout and hub.requests == []
+
+
+def _staging(data: Path) -> list[Path]:
+    return sorted(p for p in data.iterdir() if p.name.startswith(".publish"))
+
+
+def test_a_killed_publish_leaves_no_staging_folder_that_the_rerun_does_not_clean(built: Path, tmp_path: Path) -> None:
+    """SIGKILL while the upload is under way (the Hub holds its requests): the staging folder stays behind;
+    the next publish removes it and completes."""
+    data = built / "data"
+    command = [sys.executable, "-m", "groundbench.cli", "--root", str(built), "publish", "--repo-id", "org/killed"]
+    with HubStub() as hub:
+        release = hub.hold["preupload"] = threading.Event()
+        process = subprocess.Popen(
+            command, env=env_against(hub.endpoint, tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 120
+        while not hub.held["preupload"] and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert process.poll() is None, "publish ended before its upload"
+        left = _staging(data)
+        process.kill()
+        process.communicate()
+        release.set()
+    assert len(left) == 1 and left[0].is_dir() and (left[0] / "README.md").is_file()  # what a kill leaves
+    with HubStub() as hub:
+        result = _publish(built, hub.endpoint, tmp_path, "--repo-id", "org/killed")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert _staging(data) == []
+    assert hub.files and "README.md" in hub.files
