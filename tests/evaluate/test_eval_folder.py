@@ -194,7 +194,7 @@ def test_a_new_setting_field_joins_run_json_by_being_marked(tmp_path: Path) -> N
 
     base = dict(model="m/x", configs=["c"], conditions=["k"], folder=tmp_path, out=tmp_path)
     old = run_setting(EvalSettings(**base))  # type: ignore[arg-type]
-    assert set(old) == {"model", "max_side", "temperature", "max_tokens", "model_base_url"}
+    assert set(old) == {"model", "max_side", "temperature", "max_tokens", "model_base_url", "profile"}
     (tmp_path / "run.json").write_text(json.dumps(old))
     same = Later(**base)  # type: ignore[arg-type]
     assert run_setting(same) == {**old, "answer_format": "json"}
