@@ -155,3 +155,16 @@ def test_profiles_lists_every_profile_with_its_prompt_and_frame(
     for name, fmt in (("qwen2.5-vl", "pixels (resized"), ("uground", "0-1000 (sent"), ("aguvis", "0-1 (sent")):
         assert f"{name}: answer format {name}; frame {fmt}" in text
     assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
+
+
+def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path) -> None:
+    """The second command finds every answer of the first (gated to the profile's templates) and asks nothing."""
+    folder = frame_folder(tmp_path / "data", SIZES[:2])
+    command = ["eval", CONFIG, "--condition", "gui", "--model", "mockllm/model", "--data", str(folder)]
+    command += ["--profile", "qwen2.5-vl", "--display", "none", "--out", str(tmp_path / "run")]
+    assert main(command) == 0
+    first = (tmp_path / "run" / "predictions.jsonl").read_text()
+    assert main(command) == 0
+    assert (tmp_path / "run" / "predictions.jsonl").read_text() == first
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["profile"] == "qwen2.5-vl"
