@@ -36,7 +36,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     built = set(built_configs(_root(args)))
     notice = synthetic_line([name for name in synthetic_configs(_params(args)) if name in built])
     if notice:
-        console.print(f"⚠ {notice}", style="bold red", markup=False, soft_wrap=True)
+        out.print(f"⚠ {notice}", style="bold red", markup=False, soft_wrap=True)  # summary is read, not piped
     facts = collect_facts(_root(args))
     table = Table(title="GroundBench build (per config; strata are not pooled)")
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):

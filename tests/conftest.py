@@ -89,6 +89,14 @@ def gapartnet_rendered(_shared_builds: None) -> Path:
     return builds.once("gapartnet_sample", lambda folder: write_gapartnet_sample(folder / "gapartnet")) / "gapartnet"
 
 
+@pytest.fixture(scope="session")
+def published_sample(umd_sample: Path) -> Path:
+    """The embedded UMD and ScreenSpot-Pro samples, published once per run (tests/support/frames.py)."""
+    from tests.support.frames import published_sample as build
+
+    return build(umd_sample)
+
+
 @pytest.fixture
 def umd_tree(umd_sample: Path, tmp_path: Path) -> Path:
     """A private copy of the sample that a test may damage."""

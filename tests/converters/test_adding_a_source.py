@@ -31,7 +31,7 @@ BOOT = """\
 import importlib.util, sys, tomllib
 from pathlib import Path
 
-root = Path(__file__).resolve().parents[2]
+root = Path(__file__).resolve().parents[1]
 sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__]
 folders = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
 for name, folder in sorted(folders.items(), key=lambda item: item[0].count(".")):

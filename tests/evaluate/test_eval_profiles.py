@@ -69,9 +69,9 @@ def adapter_hit(row: dict[str, Any], response: str, sent: tuple[int, int]) -> bo
 
 
 def test_eval_with_the_qwen_profile_scores_as_the_official_adapter(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
 ) -> None:
-    folder = frame_folder(tmp_path / "data", SIZES)
+    folder = frame_folder(tmp_path / "data", SIZES, published_sample)
     rows = sorted(read_config(folder, CONFIG), key=lambda r: r["example_id"])
     by_ask = {(r["instruction"], smart_resize(r["height"], r["width"])[::-1]): r for r in rows}
     assert len(by_ask) == len(rows)
@@ -140,8 +140,10 @@ def test_eval_with_the_qwen_profile_scores_as_the_official_adapter(
         assert line["template_sha256"] == lines[0]["template_sha256"] and line["profile"] == "qwen2.5-vl"
 
 
-def test_a_profile_that_resizes_refuses_max_side(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = frame_folder(tmp_path / "data", SIZES[:1])
+def test_a_profile_that_resizes_refuses_max_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], published_sample: Path
+) -> None:
+    folder = frame_folder(tmp_path / "data", SIZES[:1], published_sample)
     command = ["eval", CONFIG, "--condition", "gui", "--model", "mockllm/model", "--data", str(folder)]
     assert main([*command, "--profile", "qwen2.5-vl", "--max-side", "1000", "--out", str(tmp_path / "r")]) == 2
     assert "profile qwen2.5-vl sends the image in its own frame; drop --max-side" in capsys.readouterr().err
@@ -157,9 +159,9 @@ def test_profiles_lists_every_profile_with_its_prompt_and_frame(
     assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
 
 
-def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path) -> None:
+def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path, published_sample: Path) -> None:
     """The second command finds every answer of the first (gated to the profile's templates) and asks nothing."""
-    folder = frame_folder(tmp_path / "data", SIZES[:2])
+    folder = frame_folder(tmp_path / "data", SIZES[:2], published_sample)
     command = ["eval", CONFIG, "--condition", "gui", "--model", "mockllm/model", "--data", str(folder)]
     command += ["--profile", "qwen2.5-vl", "--display", "none", "--out", str(tmp_path / "run")]
     assert main(command) == 0

@@ -199,7 +199,7 @@ def test_a_sample_build_says_synthetic_first_and_cites_nothing_it_did_not_read(
     }
     capsys.readouterr()
     assert run_cli(built_umd, "summary") == 0
-    assert capsys.readouterr().out.lstrip().startswith("⚠ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK.")
+    assert capsys.readouterr().out.lstrip().startswith("⚠ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK")  # one line
     croissant = json.loads((built_umd / FOLDER / "croissant.json").read_text())
     assert croissant["description"].startswith("SYNTHETIC SAMPLE BUILD")
 

@@ -35,8 +35,9 @@ ROWS = 2 * len(SIZES)
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return frame_folder(tmp_path_factory.mktemp("frames"), [SIZES[i % len(SIZES)] for i in range(ROWS)])
+def folder(tmp_path_factory: pytest.TempPathFactory, published_sample: Path) -> Path:
+    sizes = [SIZES[i % len(SIZES)] for i in range(ROWS)]
+    return frame_folder(tmp_path_factory.mktemp("frames"), sizes, published_sample)
 
 
 @pytest.fixture(scope="module")
@@ -433,12 +434,11 @@ def test_a_frame_mistake_prints_one_warning_naming_the_format(
     assert report.to_dict()["frame_warning"] == report.warning
 
 
-def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path) -> None:
+def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, published_sample: Path) -> None:
     """A curated UMD row answered on the 0-1000 grid: its point and box land where the pixels would."""
     from groundbench.loaders.records import read_config
-    from tests.support.frames import SAMPLE
 
-    row = next(r for r in read_config(SAMPLE, "curated_umd") if "part_named" in (r.get("conditions") or ["part_named"]))
+    row = next(r for r in read_config(published_sample, "curated_umd") if "part_named" in (r.get("conditions") or ["part_named"]))
     part = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
     w, h = row["width"], row["height"]
     x, y = part["point_xy"]
@@ -449,10 +449,10 @@ def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path) 
         "box": [v * 1000 / (w if i % 2 == 0 else h) for i, v in enumerate(part["bbox_xyxy"])],
     }
     base = {"model": "m", "example_id": row["example_id"], "condition": "part_named"}
-    a = score([{**base, "response": json.dumps(pixels)}], folder=SAMPLE, resamples=5, subset=True)
+    a = score([{**base, "response": json.dumps(pixels)}], folder=published_sample, resamples=5, subset=True)
     b = score(
         [{**base, "response": json.dumps(grid_answer)}],
-        folder=SAMPLE,
+        folder=published_sample,
         resamples=5,
         subset=True,
         answer_format="norm1000",

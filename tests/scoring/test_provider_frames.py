@@ -75,9 +75,9 @@ def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_eval_with_a_provider_profile_sends_within_its_limits_and_maps_back(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
 ) -> None:
-    folder = frame_folder(tmp_path / "data", SIZES[:6])
+    folder = frame_folder(tmp_path / "data", SIZES[:6], published_sample)
     rows = {r["instruction"]: r for r in read_config(folder, CONFIG)}
     assert len(rows) == 6
 

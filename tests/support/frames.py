@@ -19,11 +19,34 @@ import yaml
 from groundbench.loaders.published import read_config, write_config
 from groundbench.schemas.features import FORMAT_VERSION
 from groundbench.scoring.gate import card_key
-from tests.conftest import REPO
+from tests.conftest import run_cli, umd_project
 from tests.converters.gui.test_gui_real import blank_png
+from tests.support.builds import once
 
 CONFIG = "gui_screenspot_pro"
-SAMPLE = REPO / "data" / "groundbench"
+# The embedded samples of UMD and ScreenSpot-Pro, published: curated_umd's object-part rows and the GUI rows
+# restated below (a fresh checkout has no build of its own, so no test reads the checkout's data/).
+SAMPLE_STAGES = (
+    ("generate-gui", "--quiet"),
+    ("convert", "screenspot_pro", "--quiet"),
+    ("convert", "umd", "--quiet"),
+    ("bake", "curated_umd", "bulk_umd", CONFIG),
+    ("baselines",),
+    ("store",),
+    ("assemble",),
+)
+
+
+def _build_sample(root: Path, umd_sample: Path) -> None:
+    umd_project(root, umd_sample)
+    for command in SAMPLE_STAGES:
+        assert run_cli(root, *command) == 0, command
+
+
+def published_sample(umd_sample: Path) -> Path:
+    """The run's one published folder of the samples above (read only)."""
+    built = once("frames_sample", lambda folder: _build_sample(folder / "project", umd_sample))
+    return built / "project/data/groundbench"
 
 
 def _scaled(values: Sequence[float], sx: float, sy: float) -> list[float]:
@@ -49,9 +72,9 @@ def restated(row: dict[str, Any], index: int, width: int, height: int) -> dict[s
     return out
 
 
-def frame_folder(dest: Path, sizes: Sequence[tuple[int, int]]) -> Path:
-    """``dest`` as a published folder of one GUI config: one row per size, in that order."""
-    table = read_config(SAMPLE, CONFIG)
+def frame_folder(dest: Path, sizes: Sequence[tuple[int, int]], sample: Path) -> Path:
+    """``dest`` as a published folder of one GUI config: one row per size, in that order (rows of ``sample``)."""
+    table = read_config(sample, CONFIG)
     rows = [r for r in table.to_pylist() if r["answer_type"] == "point"]
     written = [restated(rows[i % len(rows)], i, w, h) for i, (w, h) in enumerate(sizes)]
     write_config(
