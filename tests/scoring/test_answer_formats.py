@@ -438,7 +438,11 @@ def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, 
     """A curated UMD row answered on the 0-1000 grid: its point and box land where the pixels would."""
     from groundbench.loaders.records import read_config
 
-    row = next(r for r in read_config(published_sample, "curated_umd") if "part_named" in (r.get("conditions") or ["part_named"]))
+    row = next(
+        r
+        for r in read_config(published_sample, "curated_umd")
+        if "part_named" in (r.get("conditions") or ["part_named"])
+    )
     part = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
     w, h = row["width"], row["height"]
     x, y = part["point_xy"]
