@@ -52,6 +52,8 @@ def profiled(line: dict[str, Any], row: Mapping[str, Any], condition: str, profi
     line["template_sha256"] = profile.template_hash(condition)
     if system is not None:
         line["system"] = system
+    if profile.request_body:  # the server options the family's answer syntax needs (keep its box tokens)
+        line["request_body"] = profile.request_body
     if resized:
         line["resize"] = {"row_size": [row["width"], row["height"]], "sent_size": [width, height]}
     return width, height
