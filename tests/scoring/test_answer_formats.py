@@ -496,6 +496,19 @@ def test_a_frame_mistake_prints_one_warning_naming_the_format(
     assert report.to_dict()["frame_warning"] == report.warning
 
 
+def test_score_prints_the_frame_warning_as_one_line(folder: Path, rows: list[Row], tmp_path: Path, capsys: Any) -> None:
+    lines = tmp_path / "p.jsonl"
+    grid_answers = [
+        {"model": "m", "example_id": r["example_id"], "condition": "gui", "response": json.dumps({"point": grid(r)})}
+        for r in rows
+    ]
+    lines.write_text("".join(json.dumps(line) + "\n" for line in grid_answers))
+    assert run_cli(folder, "score", str(lines), "--data", str(folder)) == 0
+    err = capsys.readouterr().err.splitlines()
+    warnings = [line for line in err if "FRAME?" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("FRAME? m: ") and "--answer-format norm1000" in warnings[0]
+
+
 def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, published_sample: Path) -> None:
     """A curated UMD row answered on the 0-1000 grid: its point and box land where the pixels would."""
     from groundbench.loaders.records import read_config
