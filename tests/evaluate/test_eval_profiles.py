@@ -223,3 +223,23 @@ def test_eval_with_the_os_atlas_profile_keeps_the_box_tokens(
                    "--out", str(requests)) == 0  # fmt: skip
     lines = [json.loads(t) for t in requests.read_text().splitlines()]
     assert lines and all(line["request_body"] == {"skip_special_tokens": False} for line in lines)
+
+
+def test_the_uground_prompt_is_its_serve_scripts_text() -> None:
+    """UGround-V1's reported scores come from grounding/uground_qwen2vl_serve.py, whose prompt keeps a blank line
+    after the task, around the description and before ``Answer:`` (its leading newline aside, word for word)."""
+    from groundbench.scoring.profiles import parse_profile
+
+    row = {"instruction": "the search box", "width": 1920, "height": 1080, "parts": []}
+    system, text = parse_profile("uground").prompt(row, "gui")
+    assert system is None
+    assert text == (
+        "Your task is to help the user identify the precise coordinates (x, y) of a specific area/element/object on "
+        "the screen based on a description.\n\n"
+        "- Your response should aim to point to the center or a representative point within the described "
+        "area/element/object as accurately as possible.\n"
+        "- If the description is unclear or ambiguous, infer the most relevant area or element based on its likely "
+        "context or purpose.\n"
+        "- Your answer should be a single string (x, y) corresponding to the point of the interest.\n\n"
+        "Description: the search box\n\nAnswer:"
+    )
