@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from groundbench.cli import build_parser, first_sentence
-from groundbench.entry import STAGES
+from groundbench.commands import STAGES
+from groundbench.commands.parser import build_parser, first_sentence
 from tests.support.helptexts import WIDTH, _sub_parsers, columns, help_texts, snapshot
 
 TEXTS = help_texts()

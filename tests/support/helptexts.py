@@ -50,7 +50,7 @@ def _walk(words: tuple[str, ...], parser: argparse.ArgumentParser) -> Iterator[t
 
 def help_texts(width: int = WIDTH) -> dict[str, str]:
     """``"groundbench results export"`` -> that command's ``--help`` text, for every command and nested action."""
-    from groundbench.cli import build_parser
+    from groundbench.commands.parser import build_parser
 
     with columns(width):
         parser = build_parser()  # the top-level listing is wrapped when the parser is built
