@@ -10,10 +10,8 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "check-card"
-HELP = (
-    "Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both "
-    "offline (huggingface_hub, mlcroissant). Exit 1 on any difference."
-)
+HELP = """Regenerate the card and croissant.json from data/groundbench's shards and compare; validate both offline
+(huggingface_hub, mlcroissant). Exit 1 on any difference."""
 
 
 def run(args: argparse.Namespace) -> int:

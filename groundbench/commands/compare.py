@@ -9,10 +9,8 @@ from groundbench.commands.options import BOOTSTRAP, DATA, out
 from groundbench.commands.options import data_folder as _data_folder
 
 NAME = "compare"
-HELP = (
-    "Paired difference between two predictions files on the same rows (missing = failure), with a seeded "
-    "bootstrap interval resampled by object (screenshot for GUI)."
-)
+HELP = """Paired difference between two predictions files on the same rows (missing = failure), with a seeded
+bootstrap interval resampled by object (screenshot for GUI)."""
 PARENTS = (DATA, BOOTSTRAP)
 
 

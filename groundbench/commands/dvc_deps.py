@@ -9,11 +9,9 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "dvc-deps"
-HELP = (
-    "Compare dvc.yaml with the source specs (each source's stages, the foreach matrices) and each stage's code "
-    "deps with the import closure of its command (and the package data those modules ship); exit 1 on any "
-    "difference. --write regenerates both (hand-written data deps are left alone)."
-)
+HELP = """Compare dvc.yaml with the source specs (each source's stages, the foreach matrices) and each stage's code
+deps with the import closure of its command (and the package data those modules ship); exit 1 on any difference.
+--write regenerates both (hand-written data deps are left alone)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

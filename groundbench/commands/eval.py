@@ -13,12 +13,10 @@ from groundbench.errors import GroundBenchError
 from groundbench.stages.options import console
 
 NAME = "eval"
-HELP = (
-    "Ask a model every row of CONFIG(s) under each --condition through inspect-ai (any provider it speaks to), "
-    "then write OUT/predictions.jsonl (raw responses, gate fields) and OUT/scores.json (the report of "
-    "`groundbench score` on that file); inspect's logs go to OUT/logs. Re-running the same command asks only "
-    "rows without an answer in OUT/answers.jsonl."
-)
+HELP = """Ask a model every row of CONFIG(s) under each --condition through inspect-ai (any provider it speaks to),
+then write OUT/predictions.jsonl (raw responses, gate fields) and OUT/scores.json (the report of `groundbench score`
+on that file); inspect's logs go to OUT/logs. Re-running the same command asks only rows without an answer in
+OUT/answers.jsonl."""
 PARENTS = (DATA, VERBOSE)
 
 

@@ -13,10 +13,8 @@ from groundbench.errors import GroundBenchError
 from groundbench.stages.options import console
 
 NAME = "eval-log"
-HELP = (
-    "Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and "
-    "OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only)."
-)
+HELP = """Turn inspect logs of `inspect eval groundbench/groundbench ...` into OUT/predictions.jsonl and
+OUT/scores.json, exactly as `groundbench eval` writes them (answered samples only)."""
 PARENTS = (DATA, VERBOSE)
 
 

@@ -11,10 +11,8 @@ from groundbench.commands.options import data_folder as _data_folder
 from groundbench.errors import unknown_name
 
 NAME = "list"
-HELP = (
-    "List what there is to ask: the configs of the published folder (stratum, rows, excluded rows and the "
-    "conditions valid for each) and every condition. Names a section to show only that one."
-)
+HELP = """List what there is to ask: the configs of the published folder (stratum, rows, excluded rows and the
+conditions valid for each) and every condition. Names a section to show only that one."""
 PARENTS = (DATA,)
 
 

@@ -7,16 +7,12 @@ import argparse
 from groundbench.commands.options import SCORED_ON
 
 NAME = "plot"
-HELP = (
-    "Figures of runs (PNG + SVG, deterministic): headline figures with intervals and baselines, GUI "
-    "breakdowns, a paired-difference forest plot."
-)
-DESCRIPTION = (
-    "Write, for the runs (scores.json files or run folders): one figure per headline metric "
-    "(each model's value and 95% interval per config and condition, baselines as reference lines), GUI "
-    "success per target type and per frame size, and with --compare the forest plot of `groundbench compare "
-    "--json` files; plus plots.json, every plotted number."
-)
+HELP = """Figures of runs (PNG + SVG, deterministic): headline figures with intervals and baselines, GUI breakdowns,
+a paired-difference forest plot."""
+DESCRIPTION = """Write, for the runs (scores.json files or run folders): one figure per headline metric (each model's
+value and 95% interval per config and condition, baselines as reference lines), GUI success per target type and per
+frame size, and with --compare the forest plot of `groundbench compare --json` files; plus plots.json, every plotted
+number."""
 PARENTS = (SCORED_ON,)
 
 

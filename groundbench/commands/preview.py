@@ -12,10 +12,8 @@ from groundbench.errors import GroundBenchError
 from groundbench.stages.options import QUIET, console
 
 NAME = "preview"
-HELP = (
-    "Draw rows of a built config as PNGs: every candidate part's box and point, labelled, the target in red, "
-    "a re-ask's original target in blue, line style = box quality; a legend lists every part."
-)
+HELP = """Draw rows of a built config as PNGs: every candidate part's box and point, labelled, the target in red, a
+re-ask's original target in blue, line style = box quality; a legend lists every part."""
 PARENTS = (DATA, QUIET, WHERE)
 
 

@@ -7,10 +7,8 @@ import argparse
 from groundbench.commands.options import out
 
 NAME = "profiles"
-HELP = (
-    "Print every model profile (--profile of eval and requests): its answer format, the frame the model is sent "
-    "and answers in, and the family's GUI grounding prompt."
-)
+HELP = """Print every model profile (--profile of eval and requests): its answer format, the frame the model is sent
+and answers in, and the family's GUI grounding prompt."""
 
 
 def run(args: argparse.Namespace) -> int:

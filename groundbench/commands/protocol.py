@@ -3,9 +3,9 @@
 A command (a user command, a maintainer tool or a pipeline stage: the table in ``groundbench/commands/__init__.py``)
 is a module that defines
 
-- ``NAME``: the word on the command line; ``HELP``: its help, whose first sentence is its line in
-  ``groundbench --help`` and the whole its own ``--help``'s description (``DESCRIPTION`` instead, where it
-  sets one; None: no description);
+- ``NAME``: the word on the command line; ``HELP``: its help, prose (its lines are folded), whose first
+  sentence is its line in ``groundbench --help`` and the whole its own ``--help``'s description
+  (``DESCRIPTION`` instead, where it sets one; None: no description);
 - ``PARENTS`` (optional): the shared options it takes, argparse parent parsers each defined once
   (``groundbench/commands/options.py``, ``groundbench/stages/options.py``);
 - ``add_arguments(parser)`` (optional): its own arguments;

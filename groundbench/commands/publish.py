@@ -10,11 +10,9 @@ from groundbench.stages.options import params as _params
 from groundbench.stages.options import root as _root
 
 NAME = "publish"
-HELP = (
-    "Upload data/groundbench/ to a Hugging Face dataset repo (create_repo, upload_folder, create_tag). "
-    "Refuses unless verify, shard validation and the card check pass. Needs a token (HF_TOKEN or `hf auth "
-    "login`) and HF_HUB_OFFLINE unset; HF_ENDPOINT selects another Hub."
-)
+HELP = """Upload data/groundbench/ to a Hugging Face dataset repo (create_repo, upload_folder, create_tag). Refuses
+unless verify, shard validation and the card check pass. Needs a token (HF_TOKEN or `hf auth login`) and
+HF_HUB_OFFLINE unset; HF_ENDPOINT selects another Hub."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

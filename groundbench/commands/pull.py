@@ -9,10 +9,8 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "pull"
-HELP = (
-    "`dvc pull` one config only: its shards, manifest, published folder and exactly the images its "
-    "manifest lists from the shared store."
-)
+HELP = """`dvc pull` one config only: its shards, manifest, published folder and exactly the images its manifest
+lists from the shared store."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

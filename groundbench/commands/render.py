@@ -9,10 +9,8 @@ from pathlib import Path
 from groundbench.stages.options import console
 
 NAME = "render"
-HELP = (
-    "Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's "
-    "render format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile."
-)
+HELP = """Render one clean view of a GAPartNet object folder (URDF + OBJ meshes) on the CPU, in GAPartNet's render
+format (rgb/ segmentation/ depth/ metafile/ bbox/), the camera persisted in the metafile."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,11 +10,9 @@ from groundbench.commands.options import data_folder as _data_folder
 from groundbench.stages.options import console
 
 NAME = "requests"
-HELP = (
-    "Write one JSONL line per row valid under a condition: example_id, condition, prompt, image reference "
-    "and template hash, for any model harness. Conditions: the six, counterfactual, part_named_free_form, "
-    "gui, and any non-GUI condition + '/text_only' (same prompt, image withheld)."
-)
+HELP = """Write one JSONL line per row valid under a condition: example_id, condition, prompt, image reference and
+template hash, for any model harness. Conditions: the six, counterfactual, part_named_free_form, gui, and any non-GUI
+condition + '/text_only' (same prompt, image withheld)."""
 PARENTS = (DATA,)
 
 

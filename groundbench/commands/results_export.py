@@ -8,15 +8,11 @@ import argparse
 from groundbench.commands.options import SCORED_ON
 
 NAME = "export"
-HELP = (
-    "Write a run's Hub eval results (.eval_results/*.yaml, one per task headline); --push opens them "
-    "as a pull request on the model repository."
-)
-DESCRIPTION = (
-    "Write the Hugging Face Hub eval-results entries of one run (.eval_results/*.yaml, one per task "
-    "the dataset's eval.yaml declares), with the dataset revision, the gate fields and a link to the dataset; "
-    "--push opens a pull request with them on the model repository (huggingface_hub create_commit)."
-)
+HELP = """Write a run's Hub eval results (.eval_results/*.yaml, one per task headline); --push opens them as a pull
+request on the model repository."""
+DESCRIPTION = """Write the Hugging Face Hub eval-results entries of one run (.eval_results/*.yaml, one per task the
+dataset's eval.yaml declares), with the dataset revision, the gate fields and a link to the dataset; --push opens a
+pull request with them on the model repository (huggingface_hub create_commit)."""
 PARENTS = (SCORED_ON,)
 
 

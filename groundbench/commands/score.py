@@ -10,10 +10,9 @@ from groundbench.commands.options import data_folder as _data_folder
 from groundbench.stages.options import console
 
 NAME = "score"
-HELP = (
-    "Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed part/action/point/box) "
-    "with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a config."
-)
+HELP = """Score a predictions JSONL (example_id, condition, model, raw `response` and/or parsed
+part/action/point/box) with the paper's metrics, baselines in the same row; or run the built-in sanity self-test on a
+config."""
 PARENTS = (DATA, BOOTSTRAP, VERBOSE)
 
 

@@ -11,10 +11,8 @@ from groundbench.commands.options import output_root as _output_root
 from groundbench.stages.options import QUIET, console
 
 NAME = "sheet"
-HELP = (
-    "Contact sheets of a built config: pages of overlaid thumbnails with captions "
-    "(e.g. every row tagged box_projection_mismatch), written to OUT/CONFIG[__TERM...]/page-NNN.png."
-)
+HELP = """Contact sheets of a built config: pages of overlaid thumbnails with captions (e.g. every row tagged
+box_projection_mismatch), written to OUT/CONFIG[__TERM...]/page-NNN.png."""
 PARENTS = (DATA, QUIET, WHERE)
 
 

@@ -9,10 +9,8 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "sources"
-HELP = (
-    "Point params.yaml's sources: at the fetched trees (real; sources not fetched become null and their "
-    "configs are absent, with the reason) or back at the embedded samples (sample)."
-)
+HELP = """Point params.yaml's sources: at the fetched trees (real; sources not fetched become null and their configs
+are absent, with the reason) or back at the embedded samples (sample)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

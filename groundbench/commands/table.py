@@ -8,11 +8,9 @@ from groundbench.commands.options import SCORED_ON
 
 NAME = "table"
 HELP = "Models x (config, condition): headline figures with 95%% intervals and the baselines of the same rows."
-DESCRIPTION = (
-    "Read runs (scores.json files or `groundbench eval` run folders) and print models x (config, "
-    "condition) with each headline metric, its 95% interval and the baselines of the same rows; a dagger "
-    "marks an interval that includes a baseline. Runs gated to different data are refused."
-)
+DESCRIPTION = """Read runs (scores.json files or `groundbench eval` run folders) and print models x (config,
+condition) with each headline metric, its 95% interval and the baselines of the same rows; a dagger marks an interval
+that includes a baseline. Runs gated to different data are refused."""
 PARENTS = (SCORED_ON,)
 
 

@@ -9,10 +9,8 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "verify"
-HELP = (
-    "Check every shard, Parquet file, manifest, card and store image against the sha256s recorded at build time "
-    "(docs/integrity.md); exit 1 naming each file and row that differs, with the command that repairs it."
-)
+HELP = """Check every shard, Parquet file, manifest, card and store image against the sha256s recorded at build time
+(docs/integrity.md); exit 1 naming each file and row that differs, with the command that repairs it."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

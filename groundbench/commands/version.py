@@ -9,10 +9,8 @@ from groundbench.stages.options import params as _params
 from groundbench.stages.options import root as _root
 
 NAME = "version"
-HELP = (
-    "Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry "
-    "(rows added/removed/changed per config since the previous bump, computed from the built shards)."
-)
+HELP = """Show the dataset version, or bump it: params.yaml dataset.version plus a CHANGELOG-data.md entry (rows
+added/removed/changed per config since the previous bump, computed from the built shards)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
