@@ -48,7 +48,7 @@ STAGES = {
     "convert": "groundbench.stages.convert",
     "derive": "groundbench.stages.derive",
     "bake": "groundbench.stages.bake",
-    "baselines": "groundbench.stages.baselines",
+    "baselines": "groundbench.stages.baselines_config",
     "store": "groundbench.stages.store",
     "assemble": "groundbench.stages.assemble",
     "report": "groundbench.stages.report",

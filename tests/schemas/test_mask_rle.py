@@ -1,4 +1,4 @@
-"""parts.mask_rle (schemas/masks.py): run lengths over the visible box, round trip and point membership."""
+"""parts.mask_rle (schemas/mask_rle.py): run lengths over the visible box, round trip and point membership."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from groundbench.errors import GroundBenchError
-from groundbench.schemas import masks
+from groundbench.schemas import mask_rle
 
 
 def test_l_shape_by_hand() -> None:
@@ -14,21 +14,26 @@ def test_l_shape_by_hand() -> None:
     crop = np.zeros((4, 4), dtype=bool)
     crop[:, 0] = True
     crop[3, :] = True
-    assert masks.encode(crop) == [0, 1, 3, 1, 3, 1, 3, 4]
+    assert mask_rle.encode(crop) == [0, 1, 3, 1, 3, 1, 3, 4]
     box = [10.0, 20.0, 14.0, 24.0]
-    assert masks.area(masks.encode(crop)) == 7
-    assert masks.tight_box(masks.encode(crop), box) == (10.0, 20.0, 14.0, 24.0)
-    assert masks.contains(masks.encode(crop), box, (10.9, 20.0))  # pixel (10, 20)
-    assert not masks.contains(masks.encode(crop), box, (11.0, 20.5))  # pixel (11, 20): outside the L
-    assert masks.contains(masks.encode(crop), box, (13.99, 23.5))  # pixel (13, 23)
-    assert not masks.contains(masks.encode(crop), box, (14.0, 23.5))  # pixel (14, 23): right of the box
+    assert mask_rle.area(mask_rle.encode(crop)) == 7
+    assert mask_rle.tight_box(mask_rle.encode(crop), box) == (10.0, 20.0, 14.0, 24.0)
+    assert mask_rle.contains(mask_rle.encode(crop), box, (10.9, 20.0))  # pixel (10, 20)
+    assert not mask_rle.contains(mask_rle.encode(crop), box, (11.0, 20.5))  # pixel (11, 20): outside the L
+    assert mask_rle.contains(mask_rle.encode(crop), box, (13.99, 23.5))  # pixel (13, 23)
+    assert not mask_rle.contains(mask_rle.encode(crop), box, (14.0, 23.5))  # pixel (14, 23): right of the box
     # Runs per image row: (row, first col, last col + 1).
-    assert masks.row_runs(masks.encode(crop), box).tolist() == [[20, 10, 11], [21, 10, 11], [22, 10, 11], [23, 10, 14]]
+    assert mask_rle.row_runs(mask_rle.encode(crop), box).tolist() == [
+        [20, 10, 11],
+        [21, 10, 11],
+        [22, 10, 11],
+        [23, 10, 14],
+    ]
 
 
 def test_a_crop_starting_outside_begins_with_its_zero_run() -> None:
     crop = np.array([[0, 0, 1], [1, 1, 0]], dtype=np.uint8)
-    assert masks.encode(crop) == [2, 3, 1]
+    assert mask_rle.encode(crop) == [2, 3, 1]
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -37,16 +42,16 @@ def test_round_trip_and_membership_on_random_masks(seed: int) -> None:
     h, w = int(rng.integers(1, 30)), int(rng.integers(1, 30))
     crop = rng.random((h, w)) < rng.random()
     box = [5.0, 7.0, 5.0 + w, 7.0 + h]
-    counts = masks.encode(crop)
-    assert sum(counts) == w * h and masks.area(counts) == int(crop.sum())
-    assert np.array_equal(masks.decode(counts, box), crop)
+    counts = mask_rle.encode(crop)
+    assert sum(counts) == w * h and mask_rle.area(counts) == int(crop.sum())
+    assert np.array_equal(mask_rle.decode(counts, box), crop)
     for row in range(h):
         for col in range(w):
-            assert masks.contains(counts, box, (5 + col + 0.5, 7 + row + 0.5)) == bool(crop[row, col])
+            assert mask_rle.contains(counts, box, (5 + col + 0.5, 7 + row + 0.5)) == bool(crop[row, col])
 
 
 def test_counts_that_do_not_cover_the_box_are_refused() -> None:
     with pytest.raises(GroundBenchError, match="add up to the box's 4x4 = 16 pixels, got 15"):
-        masks.decode([0, 1, 3, 1, 3, 1, 3, 3], [0, 0, 4, 4])
+        mask_rle.decode([0, 1, 3, 1, 3, 1, 3, 3], [0, 0, 4, 4])
     with pytest.raises(GroundBenchError, match="integer visible box"):
-        masks.decode([4], [0, 0, 2.5, 2])
+        mask_rle.decode([4], [0, 0, 2.5, 2])
