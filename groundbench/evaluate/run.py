@@ -26,7 +26,7 @@ from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers
-from groundbench.evaluate.gate import answer_gate
+from groundbench.evaluate.gate_fields import answer_gate
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize

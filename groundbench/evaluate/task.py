@@ -23,7 +23,7 @@ from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from groundbench.core.interrupts import cancel_running_loop, requested
 from groundbench.evaluate.cache import AnswerLog
-from groundbench.evaluate.gate import gate_fields
+from groundbench.evaluate.gate_fields import gate_fields
 from groundbench.evaluate.mock import is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import prediction_line
 from groundbench.evaluate.profile import check_resize

@@ -1,5 +1,6 @@
 """The ``table``, ``plot`` and ``results export`` commands: arguments in, I/O around the pure modules
-(``results.table``, ``results.plots``, ``results.export``). Registered by ``results.cli``.
+(``results.table``, ``results.plots``, ``results.export``). Their command modules (``groundbench/commands/table.py``,
+``plot.py``, ``results_export.py``) import this one when the command runs.
 """
 
 from __future__ import annotations

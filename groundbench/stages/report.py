@@ -9,10 +9,8 @@ from pathlib import Path
 from groundbench.stages.options import QUIET, console, params, root
 
 NAME = "report"
-HELP = (
-    "Write the static audit gallery data/report/ (open data/report/index.html): per config, overlaid "
-    "thumbnails with filters and a page per row, plus distribution plots (PNG and SVG)."
-)
+HELP = """Write the static audit gallery data/report/ (open data/report/index.html): per config, overlaid thumbnails
+with filters and a page per row, plus distribution plots (PNG and SVG)."""
 PARENTS = (QUIET,)
 
 

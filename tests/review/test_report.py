@@ -98,8 +98,8 @@ def test_report_cli_writes_the_gallery_of_every_built_config(built: Path) -> Non
 
 
 def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
-    """`report` is a pipeline stage (cli.STAGES): the gallery is swapped in whole (atomic_dir), and the
-    hidden temporary a killed run leaves beside it is removed by the next run."""
+    """`report` is a pipeline stage (the command table's STAGES): the gallery is swapped in whole (atomic_dir),
+    and the hidden temporary a killed run leaves beside it is removed by the next run."""
     leftover = built / "data" / f".report.{dead_pid()}@{HOST}.killed.tmp"  # named as atomic_dir names it
     (leftover / "curated_umd").mkdir(parents=True)
     (leftover / "index.html").write_text("<half")
