@@ -588,8 +588,9 @@ def e2e_template(built: dict[str, Built], work: Path) -> Path:
     from groundbench.tools.dvcstages import sample_stage_name
 
     repo = git_copy(work / "e2e_template", e2e_params(None, built, work))
-    for sample in (sample_stage_name(s) for s in SAMPLES.values()):  # every embedded sample's stage
-        subprocess.run(["dvc", "repro", "-s", sample], cwd=repo, env=dvc_env(), check=True, capture_output=True)
+    # The stages' code fingerprints first (every stage depends on its own), then every embedded sample's stage.
+    for stage in ["code", *(sample_stage_name(s) for s in SAMPLES.values())]:
+        subprocess.run(["dvc", "repro", "-s", stage], cwd=repo, env=dvc_env(), check=True, capture_output=True)
     return repo
 
 
@@ -597,19 +598,16 @@ def measure_end_to_end(
     source: str, built: dict[str, Built], work: Path, template: Path, with_share: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """`dvc repro` of one source's stages (convert, bake, baselines, store, assemble) in a copy of ``template``."""
-    from groundbench.core.registry import BY_NAME
+    from groundbench.core.registry import SPECS
+    from groundbench.tools.dvcstages import bake_stage_name, convert_stage_name
 
     repo = work / f"e2e_{source}"
     shutil.copytree(template, repo, symlinks=True)
     (repo / "params.yaml").write_text(yaml.safe_dump(e2e_params(source, built, work), sort_keys=False))
     configs = configs_of_source(source)
-    stages = [f"convert_{k}" if k in ("umd", "gapartnet") else f"convert_gui@{k}" for k in convert_sources(source)]
-    stages += [
-        f"bake@{c}"
-        for c in configs
-        if BY_NAME[c].interim_folder != "gapartnet_counterfactual" and BY_NAME[c].interim_folder != "gapartnet_contrast"
-    ]
-    stages += ["baselines", "store", "assemble"]
+    # The source's convert stage (the GUI formats share one) and its bake; the derived configs are not run here.
+    converts = list(dict.fromkeys(convert_stage_name(s) for s in SPECS if s.name in convert_sources(source)))
+    stages = [*converts, *(bake_stage_name(c) for c in converts), "baselines", "store", "assemble"]
     usage = timed_child(f"dvc repro -s {' '.join(stages)}", child_dvc_repro, str(repo), stages)
     print("    per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in usage["result"]["stage_wall_s"].items()))
     # As `make build` does: one inode per output file and its cache object (links only, not timed).

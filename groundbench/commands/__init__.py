@@ -43,6 +43,7 @@ MAINTAINERS = {
     "render": "groundbench.commands.render",
 }
 STAGES = {
+    "code": "groundbench.stages.code",
     "sample": "groundbench.stages.sample",
     "generate-gui": "groundbench.stages.generate_gui",
     "convert": "groundbench.stages.convert",

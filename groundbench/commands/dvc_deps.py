@@ -1,5 +1,5 @@
-"""``groundbench dvc-deps``: dvc.yaml's source stages and code deps against the specs and the code
-(``groundbench.tools.dvcstages``, ``groundbench.tools.dvcdeps``)."""
+"""``groundbench dvc-deps``: dvc.yaml's source stages and code deps (each stage's roots, its fingerprint, the
+``code`` stage) against the specs and the code (``groundbench.tools.dvcstages``, ``groundbench.tools.dvcdeps``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from groundbench.stages.options import console
 from groundbench.stages.options import root as _root
 
 NAME = "dvc-deps"
-HELP = """Compare dvc.yaml with the source specs (each source's stages, the foreach matrices) and each stage's code
-deps with the import closure of its command (and the package data those modules ship); exit 1 on any difference.
---write regenerates both (hand-written data deps are left alone)."""
+HELP = """Compare dvc.yaml with the source specs (each source's stages) and each stage's code deps with the roots
+of its command (its stage module, the plug-ins and source-folder specs it loads by name) and its code fingerprint
+(data/code/<stage>.sha256, which the code stage writes); exit 1 on any difference. --write regenerates both
+(hand-written data deps are left alone)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         console.print(summary)
         return 0
     if args.write:
-        # The source stages and foreach matrices first (from the specs), then every stage's code deps.
+        # The source stages first (from the specs), then every stage's code deps and the code stage.
         written = dvcstages.write(root)
         if written:
             console.print(f"dvc.yaml: stages written from the source specs: {', '.join(written)}")
@@ -48,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         console.print("run `groundbench dvc-deps --write` to regenerate dvc.yaml's source stages and code deps")
         return 1
-    console.print("dvc.yaml: every stage's code deps match the import closure of its command")
+    console.print("dvc.yaml: every stage's code deps are its roots and its code fingerprint")
     return 0

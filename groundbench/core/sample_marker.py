@@ -35,8 +35,8 @@ def unused_reason(params: Params, source: str) -> str | None:
 
 
 def marker_parts(source: str) -> tuple[str, ...]:
-    """The sub-folders a sample's readers depend on one by one (dvc.yaml's ``convert_gui@<name>`` stages
-    each declare ``<sample root>/gui/<name>``; DVC refuses a missing dependency), which get a marker too."""
+    """The sub-folders a sample's readers depend on one by one (dvc.yaml's ``convert_gui`` stage declares each
+    ``<sample root>/gui/<name>``; DVC refuses a missing dependency), which get a marker too."""
     sample = registry.SAMPLES.get(source)
     return () if sample is None else sample.parts
 

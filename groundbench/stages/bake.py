@@ -216,22 +216,28 @@ HELP = "Bake per-row baselines into configs, validate them, write shards and man
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("configs", nargs="+", help="config names, e.g. curated_umd bulk_umd")
     parser.add_argument(
-        "--interim",
-        metavar="FOLDER",
-        help="the folder under data/interim/ holding the configs' converted rows (default: their source's, from "
-        "the registry; dvc.yaml names it, so a bake loads no source folder's spec)",
+        "configs",
+        nargs="+",
+        metavar="CONFIG",
+        help="configs to bake, e.g. curated_umd; FOLDER/CONFIG (umd/curated_umd) reads it from data/interim/FOLDER/ "
+        "and loads no source folder's spec (dvc.yaml names them so; a bare CONFIG finds its folder in the registry)",
     )
 
 
+def split_config(item: str) -> tuple[str | None, str]:
+    """``FOLDER/CONFIG`` -> (FOLDER, CONFIG); a bare ``CONFIG`` -> (None, CONFIG)."""
+    folder, _, config = item.rpartition("/")
+    return folder or None, config
+
+
 def folders(args: argparse.Namespace) -> tuple[str, ...] | None:
-    """No source folder when the interim folder is given; else every folder (to find the configs' sources)."""
-    return () if args.interim else None
+    """No source folder when every config names its interim folder; else every folder (to find them)."""
+    return () if all(split_config(item)[0] for item in args.configs) else None
 
 
 def locks(args: argparse.Namespace) -> list[str]:
-    return [f"bake-{config}" for config in args.configs]
+    return [f"bake-{split_config(item)[1]}" for item in args.configs]
 
 
 def interim_folder(config: str) -> str:
@@ -248,7 +254,7 @@ def run_bake(root: Path, params: Params, config: str, interim: str | None = None
     """Bake ``config`` from ``data/interim/<interim>/<config>/`` (None: its source's folder)."""
     source = root / INTERIM / (interim or interim_folder(config)) / config
     if interim and not source.is_dir():  # a converter writes every config of its source, an absent one too
-        raise GroundBenchError(f"{INTERIM}/{interim}", config, "no such converted config: check --interim and the name")
+        raise GroundBenchError(f"{INTERIM}/{interim}", config, "no such converted config: check FOLDER/CONFIG")
     return bake_config(
         config,
         source,
@@ -260,8 +266,11 @@ def run_bake(root: Path, params: Params, config: str, interim: str | None = None
 
 
 def run(args: argparse.Namespace) -> int:
-    for config in args.configs:
-        result = run_bake(root(args), params(args), config, args.interim)
+    # One process bakes every config a convert or derive stage wrote (dvc.yaml): its start-up (Arrow, the
+    # row rules' pandera and polars) is paid once, each config still its own outputs.
+    for item in args.configs:
+        interim, config = split_config(item)
+        result = run_bake(root(args), params(args), config, interim)
         valid = f"{result.rows} rows, {result.excluded} excluded, valid"
         state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
         console.print(f"{config}: {state}")

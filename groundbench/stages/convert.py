@@ -1,4 +1,4 @@
-"""``groundbench convert SOURCE``: one source (as params.yaml sets it) into ``data/interim/<source>/``."""
+"""``groundbench convert SOURCE...``: each source (as params.yaml sets it) into ``data/interim/<source>/``."""
 
 from __future__ import annotations
 
@@ -14,24 +14,28 @@ if TYPE_CHECKING:
     from groundbench.core.params import Params
 
 NAME = "convert"
-HELP = "Convert one source (as set in params.yaml) into data/interim/<source>/."
+HELP = "Convert sources (as set in params.yaml) into data/interim/<source>/, one after the other."
 PARENTS = (QUIET, ENGINE, FOLDER)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    choices = [name for name, info in registry.SOURCES.items() if not info.derived]  # the registry's converters
     parser.add_argument(
-        "source",
-        choices=[name for name, info in registry.SOURCES.items() if not info.derived],  # the registry's converters
-        help="which source to convert (GUI sources are set under sources.gui in params.yaml)",
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        choices=choices,
+        help=f"which sources to convert: {', '.join(choices)} (GUI sources are set under sources.gui in params.yaml); "
+        "several run in one process (dvc.yaml's convert_gui: the four GUI formats pay one start-up)",
     )
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
-    return [registry.SOURCES[args.source].factory]
+    return [registry.SOURCES[source].factory for source in args.sources]
 
 
 def locks(args: argparse.Namespace) -> list[str]:
-    return [f"convert-{args.source}"]
+    return [f"convert-{source}" for source in args.sources]
 
 
 def run_convert(root: Path, params: Params, source: str, progress: bool = True) -> dict[str, int]:
@@ -44,9 +48,11 @@ def run_convert(root: Path, params: Params, source: str, progress: bool = True) 
 
 
 def run(args: argparse.Namespace) -> int:
-    counts = run_convert(root(args), with_engine(args, params(args)), args.source, progress=not args.quiet)
-    if not counts:
-        console.print(f"source {args.source} is null in params.yaml: left out of the build")
-    for config, rows in counts.items():
-        console.print(f"{config}: {rows} rows converted")
+    loaded = with_engine(args, params(args))
+    for source in args.sources:
+        counts = run_convert(root(args), loaded, source, progress=not args.quiet)
+        if not counts:
+            console.print(f"source {source} is null in params.yaml: left out of the build")
+        for config, rows in counts.items():
+            console.print(f"{config}: {rows} rows converted")
     return 0

@@ -135,7 +135,7 @@ def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
         "The square's colour (the source's colour vocabulary).",
     ]
     # dvc.yaml lacks the new source's stages until they are generated; then it agrees with the specs.
-    assert {p.split(":")[0] for p in shown["check"]} == {"sample_tiny", "convert_tiny", "bake", "assemble"}
+    assert {p.split(":")[0] for p in shown["check"]} == {"sample_tiny", "convert_tiny", "bake_tiny", "assemble"}
     written = _python(
         project, "from pathlib import Path; from groundbench.tools import dvcstages; print(dvcstages.write(Path('.')))"
     )
@@ -144,9 +144,9 @@ def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
     _run(project, "dvc-deps", "--check")
     assert json.loads(_python(project, SHOWN))["check"] == []
     assert (project / "params.yaml").read_bytes() == params_before
-    # Each source's stages depend on its own folder's code; of another folder only on its package (a
-    # docstring) and columns, which define the shared record schema (the samples not even those).
-    deps = _code_deps(project)
+    # Each source's stages run its own folder's code; of another folder only its package (a docstring) and
+    # columns, which define the shared record schema (the samples not even those): their fingerprints say so.
+    deps = _code_files(project)
     columns = {
         f"converters/{f}/{m}" for f in ("umd", "gui", "gapartnet", "tiny") for m in ("__init__.py", "columns.py")
     }
@@ -158,19 +158,24 @@ def test_a_source_folder_and_one_line_build_its_config(tmp_path: Path) -> None:
         ("generate_gui", "gui"),
         ("convert_gapartnet", "gapartnet"),
     ):
-        others = {d for d in deps[stage] if d != f"converters/{own}" and not d.startswith(f"converters/{own}/")}
+        others = {d for d in deps[stage] if not d.startswith(f"converters/{own}/")}
         assert others <= {"converters/__init__.py", *columns}, (stage, others)
         if stage.startswith(("sample", "generate")):  # a sample writes source files, not records
             assert others == {"converters/__init__.py"}, (stage, others)
-    assert "converters/tiny/columns.py" in deps["bake"] and "converters/tiny/spec.py" not in deps["bake"]
+    assert "converters/tiny/columns.py" in deps["bake_umd"] and "converters/tiny/spec.py" not in deps["bake_umd"]
+    assert {d for d in deps["bake_tiny"] if d.startswith("converters/tiny/")} == {
+        "converters/tiny/__init__.py",
+        "converters/tiny/columns.py",
+    }
 
     # The stages run under DVC: the sample, its conversion, the config's bake.
     dvc = str(Path(sys.executable).parent / "dvc")
     subprocess.run([dvc, "init", "--no-scm", "-q"], cwd=project, check=True)
-    repro = subprocess.run([dvc, "repro", "bake@tiny_points"], cwd=project, capture_output=True, text=True)
+    repro = subprocess.run([dvc, "repro", "bake_tiny"], cwd=project, capture_output=True, text=True)
     assert repro.returncode == 0, repro.stdout + repro.stderr
     ran = [line for line in repro.stdout.splitlines() if line.startswith("Running stage")]
-    assert ran == ["Running stage 'sample_tiny':", "Running stage 'convert_tiny':", "Running stage 'bake@tiny_points':"]
+    stages = ["code", "sample_tiny", "convert_tiny", "bake_tiny"]
+    assert ran == [f"Running stage '{stage}':" for stage in stages]
     manifest = (project / "data/manifests/tiny_points.jsonl").read_text()
     assert manifest.count('"sha256"') >= 3
     rows = _python(
@@ -201,14 +206,14 @@ print(json.dumps({"facts": facts.configs[0].facts, "card": card_text(facts)}))
 """
 
 
-def _code_deps(project: Path) -> dict[str, set[str]]:
-    """Each dvc.yaml stage's deps under converters/ (a foreach stage's shared list under its own name)."""
-    import yaml
-
-    stages = yaml.safe_load((project / "dvc.yaml").read_text())["stages"]
+def _code_files(project: Path) -> dict[str, set[str]]:
+    """Each dvc.yaml stage's files under converters/, as its fingerprint lists them (`groundbench code`)."""
+    _run(project, "code")
     return {
-        name: {d for d in stage.get("do", stage).get("deps", []) if isinstance(d, str) and d.startswith("converters")}
-        for name, stage in stages.items()
+        path.stem: {
+            f for f in (line.split("  ", 1)[1] for line in path.read_text().splitlines()) if f.startswith("converters")
+        }
+        for path in (project / "data/code").glob("*.sha256")
     }
 
 

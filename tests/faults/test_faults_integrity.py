@@ -99,7 +99,7 @@ def test_a_damaged_cache_object_is_reported_and_rebuilt_byte_identical(repo: Pat
     shown = _assert_reported(repo, obj)
     repaired = _groundbench(repo, "verify", "--repair")
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
-    assert "rebuilt with dvc repro bake@bulk_umd convert_umd" in repaired.stderr
+    assert "rebuilt with dvc repro bake_umd convert_umd" in repaired.stderr
     assert "verify ok" in repaired.stderr and "Traceback" not in repaired.stderr
     assert digests(repo, TRACKED_OUTPUTS) == expected and (repo / "dvc.lock").read_bytes() == lock
     assert all(os.stat(path).st_ino == os.stat(obj).st_ino for path in linked)  # one copy again

@@ -1,6 +1,8 @@
 """dvc.yaml cannot let a stage go stale: every module a stage's command can import, and the package data
-those modules ship, is covered by the stage's deps; params are declared by exact key and never name a knob
-that changes no output byte. Static (AST + DVC's own reading of dvc.yaml): no build needed."""
+those modules ship, is in the stage's code fingerprint (data/code/<stage>.sha256, written by the `code` stage
+from the roots dvc.yaml lists), and nothing else is; params are declared by exact key and never name a knob
+that changes no output byte. Static (AST + DVC's own reading of dvc.yaml) but for the edits made under real
+DVC at the end (`dvc repro code`, then `dvc status`)."""
 
 from __future__ import annotations
 
@@ -17,24 +19,21 @@ import pytest
 import yaml
 from dvc.repo import Repo
 
+from groundbench.core.closure import Closure, imported_names, load_layout
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.folders import listed
+from groundbench.stages.code import fingerprint_dep, fingerprints
 from groundbench.tools import dvcstages
 from groundbench.tools.dvcdeps import (
-    Closure,
     check,
     command_entry,
     command_folders,
     command_modules,
-    compact,
-    covered,
-    imported_names,
-    listed_modules,
-    load_layout,
     matrix,
     stage_code,
     write,
 )
+from tests.support.dvcrepo import dvc_env
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE_FOLDERS = ("groundbench", "converters", "schemas", "scoring", "loaders", "cards")
@@ -68,37 +67,69 @@ def dvc_stages(root: Path) -> tuple:
     return _stages(root, (root / "dvc.yaml").read_text())
 
 
-def undeclared_code(root: Path) -> dict[str, list[str]]:
-    """Per stage instance: files of its command's import closure that none of its deps covers."""
+def fingerprinted(root: Path) -> dict[str, set[PurePosixPath]]:
+    """Per stage: the files its fingerprint lists, as the `code` stage writes it from dvc.yaml."""
+    return {
+        name: {PurePosixPath(line.split("  ", 1)[1]) for line in text.decode().splitlines()}
+        for name, text in fingerprints(root).items()
+    }
+
+
+def unfingerprinted_code(root: Path) -> dict[str, list[str]]:
+    """Per stage: files its command can import that its fingerprint does not list, or lists but it cannot."""
     layout = load_layout(root)
     closure = Closure(root, layout)
-    missing = {}
-    needed_by_cmd: dict[str, set[PurePosixPath]] = {}
+    written = fingerprinted(root)
+    wrong = {}
     for stage in dvc_stages(root):
-        deps = [str(PurePosixPath(Path(dep.def_path).as_posix())) for dep in stage.deps]
-        if stage.cmd not in needed_by_cmd:
-            needed_by_cmd[stage.cmd] = closure.files(command_modules(closure, stage.cmd))
-        gaps = sorted(str(f) for f in needed_by_cmd[stage.cmd] if not covered(f, deps))
+        if stage.name == "code":
+            continue
+        needed = closure.files(command_modules(closure, stage.cmd))
+        gaps = sorted(str(f) for f in needed ^ written.get(stage.name, set()))
         if gaps:
-            missing[stage.name] = gaps
-    return missing
+            wrong[stage.name] = gaps
+    return wrong
 
 
-def test_every_stage_instance_declares_the_code_its_command_imports() -> None:
+def test_every_stage_fingerprints_exactly_the_code_its_command_imports() -> None:
     stages = dvc_stages(REPO)
-    # foreach stages are expanded: one instance per config / GUI source.
-    assert {"bake@curated_umd", "bake@contrast_gapartnet", "convert_gui@screenspot_pro", "sample_umd"} <= {
-        s.name for s in stages
-    }
-    assert undeclared_code(REPO) == {}
+    names = {s.name for s in stages}
+    assert {"code", "bake_umd", "bake_contrast_gapartnet", "convert_gui", "sample_umd"} <= names
+    assert not [name for name in names if "@" in name]  # no foreach: each stage has its own fingerprint
+    assert unfingerprinted_code(REPO) == {}
+    by_name = {s.name: {Path(d.def_path).as_posix() for d in s.deps} for s in stages}
+    for name in names - {"code"}:
+        assert fingerprint_dep(name) in by_name[name], name
+    # The code stage writes every fingerprint and re-runs on any file of a package folder.
+    code = next(s for s in stages if s.name == "code")
+    assert {Path(o.def_path).as_posix() for o in code.outs} == {fingerprint_dep(n) for n in names - {"code"}}
+    assert {Path(d.def_path).as_posix() for d in code.deps} == {*PACKAGE_FOLDERS, "pyproject.toml"}
+
+
+def test_a_stage_lists_its_roots_a_reader_expects() -> None:
+    """A stage's code deps are its module, the plug-ins and card facts it loads, the specs of its folders."""
+    by_name = {s.name: [Path(d.def_path).as_posix() for d in s.deps] for s in dvc_stages(REPO)}
+    code = {name: [d for d in deps if d.startswith(PACKAGE_FOLDERS)] for name, deps in by_name.items()}
+    assert code["convert_umd"] == [
+        "converters/umd/convert.py",
+        "converters/umd/spec.py",
+        "groundbench/stages/convert.py",
+    ]
+    assert code["bake_umd"] == ["groundbench/stages/bake.py"]  # names its interim folders: loads no spec
+    assert code["sample_gapartnet"] == [
+        "converters/gapartnet/sample.py",
+        "converters/gapartnet/spec.py",
+        "groundbench/stages/sample.py",
+    ]
+    assert "converters/umd/facts.py" in code["assemble"] and "groundbench/stages/assemble.py" in code["assemble"]
 
 
 def test_the_known_former_misses_are_covered() -> None:
-    """The deps the hand-written dvc.yaml missed (issue 14) are declared now."""
-    by_name = {s.name: [d.def_path for d in s.deps] for s in dvc_stages(REPO)}
+    """The deps the hand-written dvc.yaml missed (issue 14) are fingerprinted now."""
+    by_name = fingerprinted(REPO)
     expected = {
         # scoring/conditions.py is schemas/request_conditions.py now
-        "bake@curated_umd": [
+        "bake_umd": [
             "groundbench/core/shards.py",
             "groundbench/core/manifests.py",
             "schemas/request_conditions.py",
@@ -110,7 +141,7 @@ def test_the_known_former_misses_are_covered() -> None:
     }
     for stage, files in expected.items():
         for file in files:
-            assert covered(PurePosixPath(file), by_name[stage]), (stage, file)
+            assert PurePosixPath(file) in by_name[stage], (stage, file)
 
 
 def test_dvc_yaml_code_deps_are_the_generated_ones() -> None:
@@ -156,7 +187,7 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
     assert others == {f"groundbench.converters.{f}{m}" for f in ("gui", "gapartnet") for m in ("", ".columns")}
     # Without --folder a command may load every folder's spec (a user's `groundbench convert umd`).
     assert "groundbench.converters.gui.spec" in command_modules(closure, "groundbench convert umd --quiet")
-    gui = command_modules(closure, "groundbench convert screenspot --folder gui --quiet")
+    gui = command_modules(closure, "groundbench convert screenspot screenspot_pro --folder gui --quiet")
     assert "groundbench.converters.gui.convert" in gui and "groundbench.converters.umd.convert" not in gui
     derived = command_modules(closure, "groundbench derive contrast --quiet")
     assert "groundbench.converters.gapartnet.contrast" in derived
@@ -165,19 +196,14 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
     assert "groundbench.converters.umd.sample" in sample and "groundbench.converters.gapartnet.sample" not in sample
 
 
-def spec_modules() -> set[str]:
-    """What a stage serving every source loads of the folders by name: each one's package, spec, params and
-    columns (the registry's and the record schema's), never a converter."""
-    closure = Closure(REPO, load_layout(REPO))
-    specs = closure.of({*listed_modules("spec"), *listed_modules("columns")})
-    assert specs and all(m.rsplit(".", 1)[-1] not in ("convert", "sample", "records") for m in specs)
-    return specs
+@functools.cache
+def _needed() -> dict[str, frozenset[PurePosixPath]]:
+    return {s.name: s.needed for s in stage_code(REPO)}
 
 
 def _invalidated(path: str) -> set[str]:
-    """The dvc.yaml stages (foreach merged) whose generated code deps cover ``path``: what editing it re-runs."""
-    layout = load_layout(REPO)
-    return {s.name for s in stage_code(REPO) if covered(PurePosixPath(path), compact(set(s.needed), layout))}
+    """The dvc.yaml stages whose fingerprint lists ``path``: what editing it re-runs."""
+    return {name for name, needed in _needed().items() if PurePosixPath(path) in needed}
 
 
 @pytest.mark.parametrize(
@@ -199,7 +225,7 @@ def test_the_user_side_invalidates_no_stage(path: str) -> None:
 
 
 def test_one_sources_converter_invalidates_only_that_sources_stages() -> None:
-    # What follows convert_umd (bake@curated_umd, ...) re-runs through its data dep, not a code dep.
+    # What follows convert_umd (bake_umd, ...) re-runs through its data dep, not a code dep.
     assert _invalidated("converters/umd/convert.py") == {"convert_umd"}
     assert _invalidated("converters/umd/sample.py") == {"sample_umd"}
     assert _invalidated("converters/gui/convert.py") == {"convert_gui"}
@@ -211,13 +237,13 @@ EVERY_SOURCE = {"baselines", "store", "assemble", "report"}
 
 
 def _stages_of(folder: str) -> set[str]:
-    """The dvc.yaml stages (foreach merged) of one source folder: its samples' and its sources' stages."""
+    """The dvc.yaml stages of one source folder: its samples' and its sources' stages (its bakes load no spec)."""
     from groundbench.core.registry import limited, view
 
     with limited([folder]):
         spec = view().folders[0]
     return {dvcstages.sample_stage_name(s) for s in spec.samples} | {
-        dvcstages.convert_stage_name(s).split("@")[0] for s in spec.sources
+        dvcstages.convert_stage_name(s) for s in spec.sources
     }
 
 
@@ -227,7 +253,7 @@ def test_a_sources_edit_re_runs_only_its_own_stages(folder: str) -> None:
     and no stage of another source, no bake either; only its columns reach further: every config's shards share
     the record schema they are part of."""
     own = _stages_of(folder)
-    per_source = {s.name for s in stage_code(REPO)} - EVERY_SOURCE
+    per_source = set(_needed()) - EVERY_SOURCE
     assert own and own < per_source
     layout = load_layout(REPO)
     shared = {PurePosixPath(f"converters/{folder}/{name}") for name in ("__init__.py", "columns.py")}
@@ -250,11 +276,11 @@ AUDIT = (
 
 
 def _stage_commands() -> list[tuple[str, str]]:
-    """(stage instance, command) of every stage of one source, and of one bake, as dvc.yaml runs them."""
+    """(stage, command) of every stage of one source, and of one bake, as dvc.yaml runs them."""
     return sorted(
         (name, stage.cmd)
         for name, stage in dvcstages.actual(yaml.safe_load((REPO / "dvc.yaml").read_text())).items()
-        if name not in EVERY_SOURCE and (not name.startswith("bake@") or name == "bake@curated_umd")
+        if name not in {*EVERY_SOURCE, "code"} and (not name.startswith("bake_") or name == "bake_umd")
     )
 
 
@@ -265,8 +291,9 @@ def test_a_stage_process_loads_the_folders_its_deps_name(stage: str, command: st
     raw = yaml.safe_load((REPO / "params.yaml").read_text())
     raw["sources"] = {"umd": None, "gui": dict.fromkeys(raw["sources"]["gui"]), "gapartnet": None}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
-    (tmp_path / "data/interim/umd/curated_umd").mkdir(parents=True)
-    (tmp_path / "data/interim/umd/curated_umd/ABSENT").write_text("left out\n")
+    for config in ("curated_umd", "bulk_umd"):
+        (tmp_path / f"data/interim/umd/{config}").mkdir(parents=True)
+        (tmp_path / f"data/interim/umd/{config}/ABSENT").write_text("left out\n")
     argv = ["--root", str(tmp_path), *command.split()[1:]]
     done = subprocess.run([sys.executable, "-c", AUDIT, *argv], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -282,7 +309,9 @@ def test_the_baseline_code_invalidates_only_the_stages_that_bake_baselines() -> 
     (convert and derive: rows leave the writer baked), bake (which recomputes them to check) and the
     `baselines` config; never the samples, the store, the folder or the gallery."""
     baking = {"convert_umd", "convert_gui", "convert_gapartnet", "counterfactual_gapartnet", "contrast_gapartnet"}
-    assert _invalidated("scoring/baselines.py") == baking | {"bake", "baselines"}
+    bakes = {name for name in _needed() if name.startswith("bake_")}
+    assert len(bakes) == 5
+    assert _invalidated("scoring/baselines.py") == baking | bakes | {"baselines"}
 
 
 def test_the_matrix_counts_every_module_file() -> None:
@@ -316,44 +345,38 @@ def _copy_project(tmp_path: Path) -> Path:
     return root
 
 
-def test_an_import_added_without_its_dep_fails_and_write_repairs_it(tmp_path: Path) -> None:
+def test_an_import_added_without_any_rewrite_is_followed(tmp_path: Path) -> None:
+    """The fingerprint follows imports at run time: a stage module starting to import the evaluation harness
+    (in no stage's closure) brings it into that stage's fingerprint, and no other's, while dvc.yaml stays
+    current (its roots are unchanged); so a later edit of the harness re-runs that stage."""
     root = _copy_project(tmp_path)
-    assert undeclared_code(root) == {} and check(root) == []
-    # The evaluation harness is in no stage's closure; a stage module starting to import it must be caught.
-    store = root / "groundbench" / "stages" / "store.py"
-    store.write_text(store.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
-    missing = undeclared_code(root)
-    assert "groundbench/evaluate/run.py" in missing["store"]
-    assert "bake@curated_umd" not in missing  # each stage runs its own module only
-    assert any(line.startswith("store: code deps differ") for line in check(root))
-    assert "store" in write(root)
-    assert undeclared_code(root) == {} and check(root) == []
-    # Data deps and comments are kept by the rewrite.
-    text = (root / "dvc.yaml").read_text()
+    before = fingerprinted(root)
+    assert unfingerprinted_code(root) == {} and check(root) == []
+    assert not any(PurePosixPath("groundbench/evaluate/run.py") in files for files in before.values())
+    built = root / "groundbench" / "stages" / "built.py"  # store's, baselines', assemble's and report's
+    built.write_text(built.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
+    after = fingerprinted(root)
+    grew = {name for name in after if after[name] != before[name]}
+    assert grew == {"baselines", "store", "assemble", "report"}
+    assert all(PurePosixPath("groundbench/evaluate/run.py") in after[name] for name in grew)
+    assert check(root) == []  # dvc.yaml needs no rewrite
+    texts = fingerprints(root)
+    (root / "groundbench" / "evaluate" / "run.py").write_text("# edited\n")
+    assert {name for name, text in fingerprints(root).items() if text != texts[name]} == grew
+
+
+def test_a_root_missing_from_dvc_yaml_fails_and_write_repairs_it(tmp_path: Path) -> None:
+    """What a stage loads by name is recorded in dvc.yaml: a converter dropped from its stage's deps is found,
+    and --write puts it back (data deps and comments kept)."""
+    root = _copy_project(tmp_path)
+    dvc_yaml = root / "dvc.yaml"
+    text = dvc_yaml.read_text()
+    dvc_yaml.write_text(text.replace("      - converters/umd/convert.py\n", "", 1))
+    assert PurePosixPath("converters/umd/records.py") not in fingerprinted(root)["convert_umd"]
+    assert any(line.startswith("convert_umd: code deps differ") for line in check(root))
+    assert write(root) == ["convert_umd"]
+    assert check(root) == [] and dvc_yaml.read_text() == text
     assert "- data/sources/umd              # the fetched tree" in text
-    assert "- groundbench/evaluate" in text
-
-
-def test_compact_lists_a_folder_only_when_every_file_in_it_is_needed() -> None:
-    layout = load_layout(REPO)
-    prompts = {p for p in layout.modules.values() if p.parent == PurePosixPath("loaders/prompts")}
-    prompts |= set(layout.package_data["groundbench.loaders.prompts"])
-    needed = {
-        PurePosixPath("groundbench/core/atomic.py"),
-        PurePosixPath("groundbench/cli.py"),
-        PurePosixPath("converters/umd/sample.py"),
-        *prompts,
-    }
-    assert compact(needed, layout) == [
-        "converters/umd/sample.py",
-        "groundbench/cli.py",
-        "groundbench/core/atomic.py",
-        "loaders/prompts",
-    ]
-    # One template short of the whole folder: the files one by one.
-    partial = needed - {PurePosixPath("loaders/prompts/templates/gui.txt")}
-    assert "loaders/prompts" not in compact(partial, layout)
-    assert "loaders/prompts/templates/part_named.txt" in compact(partial, layout)
 
 
 def _leaves(tree: object, prefix: str = "") -> set[str]:
@@ -389,7 +412,7 @@ def test_params_are_exact_keys_and_no_knob_that_changes_no_byte() -> None:
 
 @pytest.mark.parametrize(
     ("stage", "key"),
-    [("convert_umd", "umd.min_region_pixels"), ("convert_gui@screenspot", "sources.gui.screenspot")],
+    [("convert_umd", "umd.min_region_pixels"), ("convert_gui", "sources.gui.screenspot")],
 )
 def test_params_are_declared_by_exact_key(stage: str, key: str) -> None:
     by_name = {s.name: s for s in dvc_stages(REPO)}
@@ -406,3 +429,59 @@ def test_a_dep_that_names_nothing_is_reported(tmp_path: Path) -> None:
     dvc_yaml.write_text(text.replace("    deps:\n", "    deps:\n      - samples/umd.py\n", 1))
     problems = check(tmp_path / "repo")
     assert any("dep samples/umd.py does not exist" in p for p in problems), problems
+
+
+def _git_project(root: Path) -> Path:
+    """A git repository of the project's tracked files (dvc.lock included, data/ not built)."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
+    for name in filter(None, files.decode().split("\0")):
+        if (REPO / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "project"]):
+        subprocess.run(command, cwd=root, env=dvc_env(), check=True, capture_output=True)
+    return root
+
+
+def _code_changed(root: Path) -> set[str]:
+    """`dvc repro code`, then the stages `dvc status` finds with a changed fingerprint (what `dvc repro` re-runs
+    for code; their data deps are not built here)."""
+    for command in (["dvc", "repro", "code"], ["dvc", "status", "--json"]):
+        done = subprocess.run(command, cwd=root, env=dvc_env(), capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+    status = json.loads(done.stdout)
+    return {
+        name
+        for name, changes in status.items()
+        for change in changes
+        if isinstance(change, dict) and fingerprint_dep(name) in change.get("changed deps", {})
+    }
+
+
+# One file of each kind (every file of every source folder is checked statically above): a source's spec, params
+# and converter, a module every record stage runs, the user side (no stage); then an added import.
+EDITS = [
+    "converters/umd/spec.py",
+    "converters/gui/params.py",
+    "converters/gapartnet/contrast.py",
+    "groundbench/core/shards.py",
+    "scoring/api.py",
+]
+
+
+@pytest.mark.slow  # real DVC: `dvc repro code` and `dvc status` after each edit
+def test_under_dvc_an_edit_re_runs_exactly_the_stages_that_run_the_file(tmp_path: Path) -> None:
+    root = _git_project(tmp_path / "repo")
+    # The committed dvc.lock holds every stage's current fingerprint: nothing to re-run for code.
+    assert _code_changed(root) == set()
+    for path in EDITS:
+        original = (root / path).read_bytes()
+        (root / path).write_bytes(original + b"\n# an edit\n")
+        assert _code_changed(root) == _invalidated(path), path
+        (root / path).write_bytes(original)
+    # An import added to a module run by the serving stages, with no rewrite of dvc.yaml: it re-runs them, and
+    # the imported module's next edit does too.
+    built = root / "groundbench/stages/built.py"
+    built.write_text(built.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
+    assert _code_changed(root) == {"baselines", "store", "assemble", "report"}
+    assert _invalidated("groundbench/evaluate/run.py") == set()

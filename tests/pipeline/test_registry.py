@@ -106,26 +106,38 @@ def test_dvc_yaml_agrees_with_the_specs() -> None:
     assert dvcstages.check(REPO) == []
 
 
+def _without_stage(text: str, name: str) -> str:
+    start = text.index(f"\n  {name}:\n") + 1
+    end = text.index("\n\n", start) + 2
+    return text[:start] + text[end:]
+
+
 def test_a_disagreement_is_found_and_write_repairs_it(tmp_path: Path) -> None:
     for name in ("dvc.yaml", "params.yaml"):
         shutil.copy(REPO / name, tmp_path / name)
     text = (tmp_path / "dvc.yaml").read_text()
-    broken = text.replace("      gui_text: {source: pointerbench}\n", "").replace("      - umd.min_region_pixels\n", "")
-    broken = broken.replace("      screenspot_pro: {key: gui.screenspot_pro}\n", "")
+    broken = text.replace(" screenspot_pro --folder gui", " --folder gui")
+    broken = broken.replace("      - umd.min_region_pixels\n", "")
+    broken = _without_stage(broken, "bake_contrast_gapartnet")
+    # A stage no spec calls for (the per-config bakes of an earlier dvc.yaml): removed.
+    broken = broken.replace(
+        "\n  baselines:\n", "\n  bake_old:\n    cmd: bin/groundbench bake umd/curated_umd\n\n  baselines:\n"
+    )
     assert broken != text
     (tmp_path / "dvc.yaml").write_text(broken)
     problems = dvcstages.check(tmp_path)
-    assert [p.split(":")[0] for p in problems] == ["convert_umd", "convert_gui@screenspot_pro", "bake", "convert_gui"]
+    assert [p.split(":")[0] for p in problems] == ["convert_umd", "convert_gui", "bake_contrast_gapartnet", "bake_old"]
     # The fetched sources' folders (convert stages depend on them) are made too: this copy has none.
     fetched = {f"data/sources/{name}" for name in CATALOGUE}
-    assert set(dvcstages.write(tmp_path)) == {"convert_umd", "bake", "convert_gui", *fetched}
+    written = {"convert_umd", "convert_gui", "bake_contrast_gapartnet", "bake_old", *fetched}
+    assert set(dvcstages.write(tmp_path)) == written
     assert all((tmp_path / folder / ".gitignore").read_text() == "/tree\n/.download\n" for folder in fetched)
     assert dvcstages.check(tmp_path) == []
-    # The matrices come back exactly as written by hand; the repaired stage keeps its code deps.
+    # Every stage comes back as written; the re-added one without its code deps (dvc-deps --write adds them).
     repaired = (tmp_path / "dvc.yaml").read_text()
-    assert "      gui_text: {source: pointerbench}\n" in repaired
-    assert "      screenspot_pro: {key: gui.screenspot_pro}\n" in repaired
-    assert repaired.count("- converters/umd\n") == text.count("- converters/umd\n")
+    code_deps = "      - groundbench/stages/bake.py\n      - data/code/bake_contrast_gapartnet.sha256\n"
+    expected = text.replace(code_deps, "")
+    assert repaired == expected
 
 
 def test_a_section_with_defaults_may_be_left_out_of_params_yaml() -> None:
