@@ -75,9 +75,9 @@ def write_fingerprints(root: Path) -> list[str]:
     those of stages that are gone; the stages whose file changed."""
     from groundbench.core.atomic import write_bytes
 
-    wanted = fingerprints(root)
     folder = root / CODE
     folder.mkdir(parents=True, exist_ok=True)
+    wanted = fingerprints(root)
     changed = []
     for name, text in wanted.items():
         path = folder / f"{name}.sha256"

@@ -196,6 +196,16 @@ def test_each_stage_instance_follows_exactly_the_plugins_it_declares() -> None:
     assert "groundbench.converters.umd.sample" in sample and "groundbench.converters.gapartnet.sample" not in sample
 
 
+def spec_modules() -> set[str]:
+    """What a stage serving every source loads of the folders by name: each one's package, spec, params and
+    columns (the registry's and the record schema's), never a converter."""
+    closure = Closure(REPO, load_layout(REPO))
+    packages = closure.listed().values()
+    specs = closure.of({"groundbench.converters", *(f"{p}.{m}" for p in packages for m in ("spec", "columns"))})
+    assert specs and all(m.rsplit(".", 1)[-1] not in ("convert", "sample", "records") for m in specs)
+    return specs
+
+
 @functools.cache
 def _needed() -> dict[str, frozenset[PurePosixPath]]:
     return {s.name: s.needed for s in stage_code(REPO)}

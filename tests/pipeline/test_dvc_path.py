@@ -1,6 +1,7 @@
 """`.venv/bin/dvc repro` works without an activated venv: dvc.yaml runs its stages through bin/groundbench,
 which takes the checkout's .venv first and else the `groundbench` on PATH (DVC adds nothing to PATH).
-Real `dvc repro` of the cheapest stage, sample_umd, in a throw-away project."""
+Real `dvc repro` of the cheapest stage, sample_umd (and the `code` stage before it, which writes its code
+fingerprint), in a throw-away project."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ BARE_PATH = "/usr/bin:/bin"  # a shell's PATH without any venv
 
 def _project(root: Path, with_venv: bool) -> Path:
     root.mkdir()
-    for name in ("dvc.yaml", "params.yaml", ".dvcignore"):
+    for name in ("dvc.yaml", "params.yaml", ".dvcignore", "pyproject.toml"):  # pyproject: the package map
         shutil.copy(REPO / name, root / name)
     shutil.copytree(REPO / "bin", root / "bin")
     shutil.copytree(REPO / "data" / "audits", root / "data" / "audits")
@@ -40,7 +41,7 @@ def _env(path: str) -> dict[str, str]:
 
 
 def _repro(root: Path, path: str) -> subprocess.CompletedProcess[str]:
-    command = [str(VENV_BIN / "dvc"), "repro", "-s", "sample_umd"]
+    command = [str(VENV_BIN / "dvc"), "repro", "sample_umd"]
     return subprocess.run(command, cwd=root, env=_env(path), capture_output=True, text=True, check=False)
 
 
