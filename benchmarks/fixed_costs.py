@@ -63,10 +63,11 @@ def stage_list(repo: Path) -> list[dict[str, Any]]:
 # Start-up
 
 
-def _startup_once(repo: Path, cmd: str, mark: Path) -> dict[str, Any]:
+def _startup_once(repo: Path, cmd: str, mark: Path, importtime: bool = False) -> dict[str, Any]:
     mark.unlink(missing_ok=True)
     env = dict(
         dvc_env(),
+        PYTHONPROFILEIMPORTTIME="1" if importtime else "",
         PYTHONPATH=os.pathsep.join(filter(None, [str(HOOK), os.environ.get("PYTHONPATH")])),
         GROUNDBENCH_STARTUP_MARK=str(mark),
         GROUNDBENCH_STARTUP_WATCH=str(repo / "data"),
@@ -94,6 +95,8 @@ def _startup_once(repo: Path, cmd: str, mark: Path) -> dict[str, Any]:
     if not lines:
         raise RuntimeError(f"`{cmd}` ended (status {process.returncode}) before any work:\n{stderr.decode()[-3000:]}")
     first = min(lines, key=lambda line: line["first_work_unix"])
+    if importtime:
+        return {"imports_s": import_costs(stderr.decode())}
     return {
         "startup_s": first["first_work_unix"] - started,
         "interpreter_s": first["sitecustomize_unix"] - started,
@@ -104,6 +107,36 @@ def _startup_once(repo: Path, cmd: str, mark: Path) -> dict[str, Any]:
         "project_modules": len(first["project_modules"]),
         "heavy_modules": first["heavy_modules"],
     }
+
+
+PROJECT_PACKAGE = "groundbench"
+INTERPRETER = frozenset(("site", "encodings", "_frozen_importlib_external", "sitecustomize", "zipimport"))
+
+
+def import_costs(stderr: str, top: int = 4) -> dict[str, float]:
+    """From a ``-X importtime`` log: the libraries the project imports, each with its cumulative seconds (what
+    importing ``pandera`` cost, its own pandas and polars included), the ``top`` largest, then the project's
+    own modules (their self time) as ``groundbench``."""
+    rows = []
+    for line in stderr.splitlines():
+        own, _, rest = line.removeprefix("import time:").partition("|")
+        cumulative, _, name = rest.partition("|")
+        if line.startswith("import time:") and own.strip().isdigit():
+            rows.append((len(name) - len(name.lstrip()), name.strip().split(".")[0], int(own), int(cumulative)))
+    libraries: dict[str, float] = {}
+    project = 0.0
+    stack: list[tuple[int, str]] = []  # the importing module of each level, read in import order
+    for level, package, own, cumulative in reversed(rows):  # the log lists a module after its imports
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        stack.append((level, package))
+        if package == PROJECT_PACKAGE:
+            project += own / 1e6
+        elif package not in INTERPRETER and parent in (None, PROJECT_PACKAGE) and package != parent:
+            libraries[package] = libraries.get(package, 0.0) + cumulative / 1e6
+    largest = sorted(libraries.items(), key=lambda kv: -kv[1])[:top]
+    return {**{name: round(seconds, 3) for name, seconds in largest}, PROJECT_PACKAGE: round(project, 3)}
 
 
 def measure_startup(repo: Path, stages: list[dict[str, Any]], repeat: int) -> dict[str, Any]:
@@ -123,6 +156,8 @@ def measure_startup(repo: Path, stages: list[dict[str, Any]], repeat: int) -> di
                 "runs_s": [round(run["startup_s"], 3) for run in runs],
                 **{k: runs[0][k] for k in ("first_work", "in_worker", "modules", "project_modules")},
                 "heavy_modules": runs[0]["heavy_modules"],
+                # One more start with `-X importtime` (which slows imports, so apart): what the imports cost.
+                "imports_s": _startup_once(repo, stage["cmd"], mark, importtime=True)["imports_s"],
                 "met": median["startup_s"] <= MAX_STARTUP_S,
             }
             print(f"    {stage['name']}: {median['startup_s']:.2f} s ({out[stage['name']]['first_work']})", flush=True)
