@@ -11,8 +11,8 @@ from groundbench.stages.options import root as _root
 NAME = "dvc-deps"
 HELP = """Compare dvc.yaml with the source specs (each source's stages) and each stage's code deps with the roots
 of its command (its stage module, the plug-ins and source-folder specs it loads by name) and its code fingerprint
-(data/code/<stage>.sha256, which the code stage writes); exit 1 on any difference. --write regenerates both
-(hand-written data deps are left alone)."""
+(data/code/<stage>.sha256, which the code stage writes), and dvc.lock for entries of stages that are gone; exit
+1 on any difference. --write regenerates both (hand-written data deps are left alone) and drops those entries."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from groundbench.tools import dvcstages
-    from groundbench.tools.dvcdeps import check, matrix, write
+    from groundbench.tools.dvcdeps import check, matrix, prune_lock, write
 
     root = _root(args)
     if args.matrix:
@@ -42,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"dvc.yaml: stages written from the source specs: {', '.join(written)}")
         changed = write(root)
         console.print(f"dvc.yaml: code deps rewritten for {', '.join(changed)}" if changed else "dvc.yaml: up to date")
+        pruned = prune_lock(root)
+        if pruned:
+            console.print(f"dvc.lock: entries of stages dvc.yaml no longer has removed: {', '.join(pruned)}")
         return 0
     problems = dvcstages.check(root) + check(root)
     for problem in problems:

@@ -25,6 +25,7 @@ differ; ``--matrix`` prints what editing each module re-runs. Code deps are ever
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -187,7 +188,48 @@ def check(root: Path) -> list[str]:
                 want_field = want[field]
             if have != want_field:
                 problems.append(f"{CODE_STAGE}: {field} {have!r} != {want_field!r}")
+    gone = stale_lock_entries(root)
+    if gone:
+        problems.append(f"dvc.lock: entries of stages dvc.yaml no longer has: {', '.join(gone)} (DVC keeps them)")
     return problems + stale_deps(root)
+
+
+LOCK_FILE = "dvc.lock"
+LOCK_STAGE = re.compile(r"^  (\S+):\n")
+
+
+def stale_lock_entries(root: Path) -> list[str]:
+    """Stages ``dvc.lock`` records that ``dvc.yaml`` no longer defines (a renamed or removed stage: DVC never
+    drops its entry, so it would stay in the lock for good)."""
+    path = root / LOCK_FILE
+    if not path.is_file():
+        return []
+    names = set(_stages(root))
+    return [
+        m.group(1)
+        for line in path.read_text().splitlines(keepends=True)
+        if (m := LOCK_STAGE.match(line)) and m.group(1) not in names
+    ]
+
+
+def prune_lock(root: Path) -> list[str]:
+    """Drop those entries from ``dvc.lock`` (the rest byte for byte as DVC wrote it); the stages dropped."""
+    from groundbench.core.atomic import write_text
+
+    gone = set(stale_lock_entries(root))
+    if not gone:
+        return []
+    kept, keep = [], True
+    for line in (root / LOCK_FILE).read_text().splitlines(keepends=True):
+        named = LOCK_STAGE.match(line)
+        if named:
+            keep = named.group(1) not in gone
+        elif not line.startswith("    "):
+            keep = True  # the top-level keys (schema, stages)
+        if keep:
+            kept.append(line)
+    write_text(root / LOCK_FILE, "".join(kept))
+    return sorted(gone)
 
 
 def stale_deps(root: Path) -> list[str]:

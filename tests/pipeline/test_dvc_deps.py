@@ -30,7 +30,9 @@ from groundbench.tools.dvcdeps import (
     command_folders,
     command_modules,
     matrix,
+    prune_lock,
     stage_code,
+    stale_lock_entries,
     write,
 )
 from tests.support.dvcrepo import dvc_env
@@ -387,6 +389,19 @@ def test_a_root_missing_from_dvc_yaml_fails_and_write_repairs_it(tmp_path: Path)
     assert write(root) == ["convert_umd"]
     assert check(root) == [] and dvc_yaml.read_text() == text
     assert "- data/sources/umd              # the fetched tree" in text
+
+
+def test_a_lock_entry_of_a_stage_that_is_gone_is_found_and_dropped(tmp_path: Path) -> None:
+    """DVC never drops the dvc.lock entry of a renamed or removed stage (the per-config bakes of an earlier
+    dvc.yaml stayed there): --check names it, --write removes it and leaves every other byte."""
+    root = _copy_project(tmp_path)
+    lock = (REPO / "dvc.lock").read_text()
+    assert stale_lock_entries(REPO) == [] and lock.startswith("schema: '2.0'\nstages:\n  code:\n")
+    old = "  bake@curated_umd:\n    cmd: bin/groundbench bake curated_umd --interim umd\n    deps:\n    - path: x\n"
+    (root / "dvc.lock").write_text(lock.replace("\n  sample_umd:\n", "\n" + old + "  sample_umd:\n", 1))
+    assert "dvc.lock: entries of stages dvc.yaml no longer has: bake@curated_umd (DVC keeps them)" in check(root)
+    assert prune_lock(root) == ["bake@curated_umd"]
+    assert (root / "dvc.lock").read_text() == lock and check(root) == []
 
 
 def _leaves(tree: object, prefix: str = "") -> set[str]:
