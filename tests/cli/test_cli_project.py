@@ -73,6 +73,15 @@ def test_default_outputs_go_to_the_project_not_the_subfolder(project: Path) -> N
     evaluated = groundbench(project / "docs", *command)
     assert evaluated.returncode == 0, evaluated.stderr
     assert (project / "build" / "eval" / "scores.json").is_file()
+    sheet = groundbench(project / "docs", "sheet", "curated_umd", "--quiet")
+    assert sheet.returncode == 0, sheet.stderr
+    assert (project / "build" / "sheets" / "curated_umd" / "page-001.png").is_file()
+    plotted = groundbench(project / "docs", "plot", str(project / "build" / "eval"))
+    assert plotted.returncode == 0, plotted.stderr
+    assert (project / "build" / "plots" / "plots.json").is_file()
+    for command in (("table", "../build/eval"), ("compare", *["../build/eval/predictions.jsonl"] * 2)):
+        inside = groundbench(project / "docs", *command)  # the folder scored on: the project's, as with --root
+        assert inside.returncode == 0 and "curated_umd" in inside.stdout, inside.stderr
     assert not (project / "docs" / "build").exists()
 
 
