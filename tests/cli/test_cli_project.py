@@ -255,6 +255,26 @@ def test_an_unknown_where_term_is_worded_the_same_way(term: str, expected: str, 
     assert line.startswith(f"error: --where: {expected}"), line
 
 
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        (("requests", "curated_umd", "--condition", "part_named", "--profile", "qwen25-vl"), "profile"),
+        (("eval", "curated_umd", "--condition", "part_named", "--model", "mockllm/model", "--profile", "qwen25-vl",
+          "--out", "run"), "profile"),
+        (("score", "p.jsonl", "--answer-format", "qwen25-vl"), "answer format"),
+    ],
+    ids=["requests --profile", "eval --profile", "score --answer-format"],
+)  # fmt: skip
+def test_a_misspelt_profile_or_format_is_worded_one_way(
+    command: tuple[str, ...], kind: str, folder: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "p.jsonl").write_text("")
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    expected = f"error: command line: {kind}: unknown {kind} 'qwen25-vl'; did you mean 'qwen2.5-vl'? ({kind}s: "
+    assert line == expected + ", ".join(names()) + ")"
+    assert not (tmp_path / "run").exists()
+
+
 def test_an_unknown_section_lists_the_sections(tmp_path: Path) -> None:
     line = one_error(groundbench(tmp_path, "list", "format"))
     assert re.fullmatch(
