@@ -20,6 +20,7 @@ from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import Model, get_model
 from rich.console import Console
+from rich.markup import escape
 
 from groundbench.core.atomic import write_text
 from groundbench.core.failures import Interrupted
@@ -144,6 +145,7 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
     """The task of each requested (config, condition), narrowed to the rows without a cached answer."""
     planned = Plan()
     run = settings.out
+    skipped: list[NoValidRows] = []
     for config in settings.configs:
         for condition in settings.conditions:
             try:
@@ -157,7 +159,7 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
                     settings.profile,
                 )
             except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
-                err.print(f"{config} / {condition}: skipped ({exc.reason})")
+                skipped.append(exc)
                 continue
             keys = [(config, condition, str(sample.id)) for sample in task.dataset]
             planned.wanted += keys
@@ -166,12 +168,14 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
             err.print(f"{config} / {condition}: {len(keys)} rows, {done} answered earlier, {len(todo)} to ask")
             if todo:
                 planned.tasks.append(_todo(task, todo))
-    if not planned.wanted:
-        raise GroundBenchError(
-            settings.folder,
-            "condition",
-            f"no row of {list(settings.configs)} is valid under {list(settings.conditions)}",
-        )
+    if not planned.wanted:  # nothing to ask: one line, the reason itself when there is one pair
+        if len(skipped) == 1:
+            raise skipped[0]
+        pairs = ", ".join(f"{skip.config} / {skip.condition}" for skip in skipped)
+        reason = f"no row of any (config, condition) asked is valid: {pairs} (see groundbench list)"
+        raise GroundBenchError(settings.folder, "condition", reason)
+    for skip in skipped:
+        err.print(escape(f"{skip.config} / {skip.condition}: skipped, {skip.reason}"), soft_wrap=True)
     return planned
 
 
