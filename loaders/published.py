@@ -98,8 +98,23 @@ def config_dir(folder: Path, config: str) -> Path:
     if not data_files(path) and config == BASELINES_CONFIG:
         raise GroundBenchError(folder, "config", "this folder publishes no baselines config (groundbench assemble)")
     if not data_files(path):
-        raise unknown_name(folder, "config", config, record_configs(folder))
+        raise unknown_config(folder, config, record_configs(folder))
     return path
+
+
+def unknown_config(folder: Path, config: str, valid: Sequence[str]) -> GroundBenchError:
+    """The error for a config ``folder`` does not publish: a name GroundBench defines is said to be left out of
+    this build (the card gives the reason), any other is an unknown name (the shared wording)."""
+    from groundbench.core.registry import BY_NAME  # the source folders' specs: declarations, nothing converted
+
+    if config in BY_NAME and config != BASELINES_CONFIG:
+        return GroundBenchError(
+            folder,
+            "config",
+            f"config {config!r} is not in this build (its card, README.md, says why under 'why it is not in "
+            f"this build'); configs here: {', '.join(valid)}",
+        )
+    return unknown_name(folder, "config", config, valid)
 
 
 def record_config_dir(folder: Path, config: str) -> Path:

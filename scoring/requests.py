@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.errors import unknown_name
 from groundbench.loaders.prompts import request
-from groundbench.loaders.published import config_dir, iter_batches
+from groundbench.loaders.published import config_dir, iter_batches, unknown_config
 from groundbench.schemas.request_conditions import check_condition, conditions_of, no_valid_rows, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.profiles import Profile, parse_profile
@@ -39,7 +38,7 @@ def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
     """The card's manifest sha256 of ``config``, or one error listing the configs a model can be asked
     (a misspelt config: the same list ``score`` gives)."""
     if config not in gate.manifest_sha256:
-        raise unknown_name(folder, "config", config, sorted(gate.manifest_sha256))
+        raise unknown_config(folder, config, sorted(gate.manifest_sha256))
     return gate.manifest_sha256[config]
 
 

@@ -195,6 +195,28 @@ def test_baselines_is_no_config_of_rows_anywhere(command: tuple[str, ...], folde
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("requests", "curated_gapartnet", "--condition", "part_named"),
+        ("eval", "curated_gapartnet", "--condition", "part_named", "--model", "mockllm/model", "--out", "run"),
+        ("score", "--sanity", "curated_gapartnet"),
+        ("preview", "curated_gapartnet"),
+        ("sheet", "curated_gapartnet", "--out", "run"),
+    ],
+    ids=["requests", "eval", "score", "preview", "sheet"],
+)
+def test_a_config_left_out_of_the_build_is_said_to_be(command: tuple[str, ...], folder: Path, tmp_path: Path) -> None:
+    """A config GroundBench defines that this build left out (its source null) is not called unknown: the line
+    says it is not in this build and where the card gives the reason."""
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    assert line == (
+        f"error: {folder}: config: config 'curated_gapartnet' is not in this build (its card, README.md, says why "
+        "under 'why it is not in this build'); configs here: bulk_umd, curated_umd"
+    )
+    assert not (tmp_path / "run").exists()
+
+
 UMD_CONDITIONS = (
     "image_only, object_named, part_named, localization_only, localization_shown, mechanics_shown, part_named_free_form"
 )
