@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.loaders.prompts import request
-from groundbench.loaders.published import config_dir, iter_batches
-from groundbench.schemas.request_conditions import check_condition, row_allows
+from groundbench.loaders.published import config_dir, iter_batches, unknown_config
+from groundbench.schemas.request_conditions import check_condition, conditions_of, no_valid_rows, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.profiles import Profile, parse_profile
 from groundbench.scoring.profiles.resample import resized_png, scaled_row
@@ -39,7 +38,7 @@ def manifest_sha256(folder: Path, gate: Gate, config: str) -> str:
     """The card's manifest sha256 of ``config``, or one error listing the configs a model can be asked
     (a misspelt config: the same list ``score`` gives)."""
     if config not in gate.manifest_sha256:
-        raise unknown_name(folder, "config", config, sorted(gate.manifest_sha256))
+        raise unknown_config(folder, config, sorted(gate.manifest_sha256))
     return gate.manifest_sha256[config]
 
 
@@ -76,9 +75,11 @@ def write_requests(
     manifest = manifest_sha256(folder, gate, config)
     lines = []
     written: set[str] = set()
+    valid: set[str] = set()  # the conditions some row is valid under: named when none is under this one
     for batch in iter_batches(config_dir(folder, config)):
         for index in range(batch.num_rows):
             row = batch.slice(index, 1).to_pylist()[0]
+            valid.update(conditions_of(row))
             if not row_allows(row, condition):
                 continue
             line = request(row, config, condition, None)
@@ -96,7 +97,7 @@ def write_requests(
             line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
-        raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
+        raise no_valid_rows(config, condition, valid)
     text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from groundbench.commands.options import out
 
@@ -19,6 +20,8 @@ def run(args: argparse.Namespace) -> int:
         out.print(
             f"[bold]{entry['name']}[/bold]: answer format {entry['answer_format']}; frame {entry['frame']} ({resize})"
         )
+        if entry["request_body"]:  # what every request adds for the family's answer syntax (its box tokens)
+            out.print(f"request body: {json.dumps(entry['request_body'], sort_keys=True)}", markup=False)
         out.print(entry["gui_prompt"], markup=False, highlight=False)
         out.print("")
     return 0

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.table import Table
 
 from groundbench.commands.options import out
+from groundbench.stages.options import console
 from groundbench.stages.options import params as _params
 from groundbench.stages.options import root as _root
 
@@ -17,14 +18,12 @@ HELP = "Print rows, excluded rows, images and bytes per config."
 
 
 def run(args: argparse.Namespace) -> int:
-    from groundbench.cards.render import synthetic_line
+    from groundbench.scoring.notice import say_synthetic
     from groundbench.stages.built import built_configs, synthetic_configs
     from groundbench.tools.summary import collect_facts
 
     built = set(built_configs(_root(args)))
-    notice = synthetic_line([name for name in synthetic_configs(_params(args)) if name in built])
-    if notice:
-        out.print(f"⚠ {notice}", style="bold red", markup=False, soft_wrap=True)  # summary is read, not piped
+    say_synthetic(console, [name for name in synthetic_configs(_params(args)) if name in built])  # on stderr
     facts = collect_facts(_root(args))
     table = Table(title="GroundBench build (per config; strata are not pooled)")
     for column in ("config", "stratum", "rows", "excluded", "images", "image bytes", "shard bytes"):

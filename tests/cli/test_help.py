@@ -64,6 +64,9 @@ def test_no_formatting_artifact(command: str) -> None:
         assert artifact not in text, f"{command} --help shows {artifact!r}"
     description = text.split("\n\n")[1] if "\n\n" in text else ""
     assert balanced(" ".join(description.split())), f"{command} --help: {description}"
+    assert balanced(" ".join(text.split())), f"{command} --help: a bracket or backtick left open"  # options too
+    cut = re.search(r"\b(e\.g|i\.e)(?![.\w])", text)  # an abbreviation cut at its dot, as "(e.g" was
+    assert cut is None, f"{command} --help: {text[max(0, cut.start() - 40) : cut.end()] if cut else ''}"
 
 
 def test_the_top_level_help_lists_each_command_once_by_group() -> None:

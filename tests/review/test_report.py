@@ -10,7 +10,8 @@ import pytest
 from groundbench.core.atomic import HOST
 from groundbench.core.params import ReportParams
 from groundbench.review.report.build import build_report, with_neighbours
-from groundbench.review.rows import file_stem, iter_rows
+from groundbench.review.report.collect import RowSummary
+from groundbench.review.rows import facets_of, file_stem, iter_rows
 from tests.conftest import dead_pid, digests, run_cli
 from tests.support.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows
 
@@ -109,6 +110,31 @@ def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
     assert (built / "data" / "report" / "index.html").read_text().endswith("</html>\n")
 
 
+def _row_summary(example_id: str, stratum: str, action: str) -> RowSummary:
+    facets = facets_of({"example_id": example_id, "stratum": stratum, "target_action": action, "parts": []})
+    return RowSummary(example_id, file_stem(example_id), facets, 0, (), None, None)
+
+
+def test_a_stratum_of_one_action_gets_a_line_not_a_panel() -> None:
+    """The GUI suites' every action is `none`: a panel of one bar; they get a line under the others."""
+    from groundbench.review.report.plots import ConfigRows, actions_figure
+
+    objects = ConfigRows(
+        "curated_x", "curated", (_row_summary("a", "curated", "pull"), _row_summary("b", "curated", "push"))
+    )
+    suite = ConfigRows("gui_y", "suite", tuple(_row_summary(f"g{i}", "suite", "none") for i in range(3)))
+    figure = actions_figure([objects, suite])
+    assert [ax.get_title() for ax in figure.axes] == [
+        "stratum curated: target action per row (hatched = excluded rows)"
+    ]
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["push", "pull"]  # no empty `none` slot
+    assert figure._supxlabel is not None
+    assert figure._supxlabel.get_text() == "stratum suite: every row's target action is none (3 rows)"
+    alone = actions_figure([suite])  # nothing varies: the line alone, no bar panel
+    assert [ax.axison for ax in alone.axes] == [False]
+    assert [t.get_text() for t in alone.axes[0].texts] == ["stratum suite: every row's target action is none (3 rows)"]
+
+
 def test_gallery_images_draw_what_overlay_draws_at_the_same_sizes() -> None:
     """row_images resizes once and draws with preview.overlay on the scaled image: the drawing is
     pixel-identical to overlay's on the same pixels, and both images have overlay's sizes."""
@@ -120,7 +146,7 @@ def test_gallery_images_draw_what_overlay_draws_at_the_same_sizes() -> None:
 
     for record in table(gapartnet_rows() + gui_rows()).to_pylist():
         full = decode(record)
-        thumb, detail = row_images(record, 64, "number", 200, "id")
+        thumb, detail = row_images(record, 64, 200, "id")
         assert thumb.size == overlay(record, 64, "number").size
         assert detail.size == overlay(record, 200, "id").size
         scale, size = scaled_size(full.size, 200)

@@ -509,6 +509,19 @@ def test_score_prints_the_frame_warning_as_one_line(folder: Path, rows: list[Row
     assert len(warnings) == 1 and warnings[0].startswith("FRAME? m: ") and "--answer-format norm1000" in warnings[0]
 
 
+def test_one_point_for_every_row_suggests_no_frame(folder: Path, rows: list[Row]) -> None:
+    """The mock model's constant [0, 0] (the README's Quickstart) lies in the top-left pixel of every frame:
+    a constant answer, no sign of 0-1 fractions read as pixels; a spread of such points still is one."""
+    constant = [
+        {"model": "m", "example_id": r["example_id"], "condition": "gui", "response": '{"point": [0, 0]}'} for r in rows
+    ]
+    assert score(constant, folder=folder, resamples=5).warning is None
+    spread = [
+        {**line, "response": json.dumps({"point": list(frac(r))})} for line, r in zip(constant, rows, strict=True)
+    ]
+    assert "--answer-format norm1" in str(score(spread, folder=folder, resamples=5).warning)
+
+
 def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, published_sample: Path) -> None:
     """A curated UMD row answered on the 0-1000 grid: its point and box land where the pixels would."""
     from groundbench.loaders.records import read_config

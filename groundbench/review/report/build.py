@@ -28,7 +28,6 @@ from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary, summarize
 from groundbench.review.report.images import row_images
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
-from groundbench.review.sheet import thumbnail_tags
 
 T = TypeVar("T")
 ASSETS = ("gallery.css", "gallery.js")
@@ -82,13 +81,9 @@ def _write_config(
     for previous, record, following in with_neighbours(rows):
         summary = summarize(record)
         summaries.append(summary)
-        # The thumbnail's tags as on a contact sheet, the detail's part ids up to 40 parts.
+        # The thumbnail as on a contact sheet, the detail's part ids up to 40 parts.
         thumb, detail = row_images(
-            record,
-            settings.thumb_side,
-            thumbnail_tags(summary.parts),
-            settings.detail_side,
-            "id" if summary.parts <= 40 else "number",
+            record, settings.thumb_side, settings.detail_side, "id" if summary.parts <= 40 else "number"
         )
         sizes[summary.stem] = thumb.size
         _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))

@@ -20,6 +20,7 @@ from typing import Any
 from PIL import Image
 
 from groundbench.review.preview import decode, overlay, scaled_size
+from groundbench.review.sheet import thumbnail_view
 
 REDUCING_GAP = 1.5  # 2560 -> 800 reduces by 2 first, then Lanczos; 1920 -> 800 and 800 -> 240 likewise
 
@@ -53,9 +54,11 @@ def _draw(
 
 
 def row_images(
-    record: dict[str, Any], thumb_side: int, thumb_tags: str, detail_side: int, detail_tags: str
+    record: dict[str, Any], thumb_side: int, detail_side: int, detail_tags: str
 ) -> tuple[Image.Image, Image.Image]:
-    """(thumbnail, detail): ``overlay(record, side, tags)`` at both sides, from one decode."""
+    """(thumbnail, detail), from one decode: the detail ``overlay(record, detail_side, detail_tags)``, the
+    thumbnail what a contact sheet's draws (``sheet.thumbnail_view``: a GUI row's target alone)."""
+    thumb_record, thumb_tags = thumbnail_view(record)
     full = decode(record)
     detail_scale, detail_size = scaled_size(full.size, detail_side)
     thumb_scale, thumb_size = scaled_size(full.size, thumb_side)
@@ -63,6 +66,6 @@ def row_images(
     # The thumbnail from the detail image when that is a downscale at least as large, else from the full one.
     source = detail_clean if detail_clean is not None and detail_scale >= thumb_scale else full
     thumb_clean = _resize(source, thumb_size) if thumb_scale < 1.0 else None
-    thumb = _draw(record, full, thumb_clean, thumb_scale, thumb_side, thumb_tags)
+    thumb = _draw(thumb_record, full, thumb_clean, thumb_scale, thumb_side, thumb_tags)
     detail = _draw(record, full, detail_clean, detail_scale, detail_side, detail_tags)
     return thumb, detail
