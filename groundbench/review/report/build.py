@@ -1,37 +1,42 @@
-"""Write the whole gallery into one folder, atomically: pages, thumbnails, detail images, plots, assets.
+"""Write the whole gallery into one folder, atomically: pages, row data, plots, assets.
 
-Layout (relative links only, so the folder works from file:// or any static server)::
+Layout (relative links only, so the folder works from file:// or from a static server of its parent)::
 
     index.html                    configs, overview plots
-    assets/gallery.css, .js
-    plots/<name>.png|svg           overview plots; plots/<config>/centres|sizes.png|svg
-    <config>/index.html           thumbnails + filters
-    <config>/thumbs/<stem>.jpg    overlay thumbnail of a row
-    <config>/detail/<stem>.jpg    larger overlay, part ids on the image
-    <config>/rows/<stem>.html     every field of a row
+    assets/gallery.css, .js, overlay.js
+    plots/<name>.png|svg          overview plots; plots/<config>/centres|sizes.png|svg
+    <config>/index.html           the config's page: filters, pages of thumbnails, a row's view at #<example_id>
+    <config>/rows.js              the index of every row (rowdata.py)
+    <config>/details/<k>.js       every field and prompt of rows k * rows_per_file onwards
+
+No image is written: thumbnails and a row's view show the image store's file (``images``, e.g. data/images
+beside data/report) with the boxes drawn over it in the browser. The file count grows with the rows by
+``rows_per_file``, not three files a row, and no pixel is decoded here. A config of ``POOL_MIN_ROWS`` rows
+or more has its details files written on every core (``rowfiles.py``); the bytes do not depend on it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
 
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.params import ReportParams
-from groundbench.review.preview import jpeg_bytes
 from groundbench.review.report import html
-from groundbench.review.report.collect import RowSummary, summarize
-from groundbench.review.report.images import row_images
+from groundbench.review.report.collect import RowSummary
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
-from groundbench.review.sheet import thumbnail_tags
+from groundbench.review.report.rowdata import RowIndex, script
+from groundbench.review.report.rowfiles import FileJob, row_count, write_file
 
-T = TypeVar("T")
-ASSETS = ("gallery.css", "gallery.js")
+ASSETS = ("gallery.css", "gallery.js", "overlay.js")
+# Below this many rows a config's files take less time than starting a worker process (~1 s of imports).
+POOL_MIN_ROWS = 10_000
 
 
 @dataclass(frozen=True)
@@ -39,21 +44,8 @@ class ConfigSource:
     name: str
     stratum: str
     source: str
-    rows: Callable[[], Iterator[dict[str, Any]]]  # every row of the config, sorted by example_id
-
-
-def with_neighbours(items: Iterable[T]) -> Iterator[tuple[T | None, T, T | None]]:
-    """(previous, item, next) with one item of look-ahead, so memory holds at most two rows."""
-    previous: T | None = None
-    pending: T | None = None
-    have = False
-    for item in items:
-        if have:
-            yield previous, pending, item  # type: ignore[misc]
-            previous = pending
-        pending, have = item, True
-    if have:
-        yield previous, pending, None  # type: ignore[misc]
+    shards: Path  # the config's shard folder (rows sorted by example_id)
+    images: Mapping[str, str]  # image sha256 -> the image's path inside the image store
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -62,40 +54,36 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _write_config(
-    tmp: Path, config: ConfigSource, settings: ReportParams, progress: bool, notice: str
-) -> tuple[list[RowSummary], dict[str, tuple[int, int]]]:
-    """Thumbnails, detail images and row pages; returns the rows' summaries and thumbnail sizes."""
+    tmp: Path, config: ConfigSource, settings: ReportParams, images_url: str, workers: int | None, progress: bool
+) -> list[RowSummary]:
+    """The config's details files and index; returns the rows' summaries (for the plots and the page)."""
     folder = tmp / config.name
+    rows = row_count(config.shards)
+    step = settings.rows_per_file
+    jobs = [
+        FileJob(str(config.shards), start, min(start + step, rows), number, str(folder / "details" / f"{number}.js"))
+        for number, start in enumerate(range(0, rows, step))
+    ]
+    if workers is None:
+        workers = worker_count(0) if rows >= POOL_MIN_ROWS else 1
     summaries: list[RowSummary] = []
-    stems: dict[str, str] = {}
-    sizes: dict[str, tuple[int, int]] = {}
-
-    def stem_of(record: dict[str, Any] | None) -> str | None:
-        if record is None:
-            return None
-        key = str(record["example_id"])
-        if key not in stems:
-            stems[key] = summarize(record).stem
-        return stems[key]
-
-    rows = tqdm(config.rows(), desc=f"report {config.name}", unit="row", disable=None if progress else True)
-    for previous, record, following in with_neighbours(rows):
-        summary = summarize(record)
-        summaries.append(summary)
-        # The thumbnail's tags as on a contact sheet, the detail's part ids up to 40 parts.
-        thumb, detail = row_images(
-            record,
-            settings.thumb_side,
-            thumbnail_tags(summary.parts),
-            settings.detail_side,
-            "id" if summary.parts <= 40 else "number",
-        )
-        sizes[summary.stem] = thumb.size
-        _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))
-        _write(folder / "detail" / f"{summary.stem}.jpg", jpeg_bytes(detail, settings.jpeg_quality))
-        page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following), notice)
-        _write(folder / "rows" / f"{summary.stem}.html", page.encode())
-    return summaries, sizes
+    index = RowIndex(config.images)
+    with tqdm(total=rows, desc=f"report {config.name}", unit="row", disable=None if progress else True) as bar:
+        for done, entries in ordered_map(write_file, jobs, workers, window=2 * workers):
+            summaries.extend(done)
+            for entry in entries:
+                index.add(entry)
+            bar.update(len(done))
+    payload = index.payload(
+        config=config.name,
+        images=images_url,
+        thumbSide=settings.thumb_side,
+        detailSide=settings.detail_side,
+        rowsPerPage=settings.rows_per_page,
+        rowsPerFile=settings.rows_per_file,
+    )
+    _write(folder / "rows.js", script("index", payload))
+    return summaries
 
 
 def _write_plot(tmp: Path, plot: Plot) -> None:
@@ -103,18 +91,30 @@ def _write_plot(tmp: Path, plot: Plot) -> None:
     _write(tmp / "plots" / f"{plot.name}.svg", plot.svg)
 
 
+def images_url(out: Path, images: Path, config: str) -> str:
+    """The image store as a config page at ``out/<config>/`` links it: relative, ending in a slash."""
+    return Path(os.path.relpath(images.absolute(), (out / config).absolute())).as_posix() + "/"
+
+
 def build_report(
-    out: Path, configs: Sequence[ConfigSource], settings: ReportParams, progress: bool = True, notice: str = ""
+    out: Path,
+    configs: Sequence[ConfigSource],
+    settings: ReportParams,
+    images: Path,
+    progress: bool = True,
+    notice: str = "",
+    workers: int | None = None,
 ) -> dict[str, int]:
-    """Write the gallery of ``configs`` (in the given order) to ``out``; returns rows per config. ``notice``
-    (a synthetic build's warning) opens every page."""
+    """Write the gallery of ``configs`` (in the given order) to ``out``, showing the images of the image store
+    ``images``; returns rows per config. ``notice`` (a synthetic build's warning) opens every page.
+    ``workers``: processes writing a config's details files (None: every core from ``POOL_MIN_ROWS`` rows)."""
     with atomic_dir(out) as tmp:
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
         collected: list[ConfigRows] = []
-        thumb_sizes: dict[str, dict[str, tuple[int, int]]] = {}
         for config in configs:
-            summaries, thumb_sizes[config.name] = _write_config(tmp, config, settings, progress, notice)
+            url = images_url(out, images, config.name)
+            summaries = _write_config(tmp, config, settings, url, workers, progress)
             collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
         overview, per_config = all_plots(collected)
         for plot in overview:
@@ -122,7 +122,7 @@ def build_report(
         for c in collected:
             for plot in per_config[c.name]:
                 _write_plot(tmp, plot)
-            page = html.config_page(c.name, c.stratum, c.rows, thumb_sizes[c.name], per_config[c.name], notice)
+            page = html.config_page(c.name, c.stratum, c.rows, per_config[c.name], notice)
             _write(tmp / c.name / "index.html", page.encode())
         index = html.index_page(
             [(c.name, c.stratum, src.source, c.rows) for c, src in zip(collected, configs, strict=True)],
