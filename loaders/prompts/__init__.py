@@ -52,9 +52,10 @@ def _template(name: str) -> tuple[Template, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=4096)
-def _filled(name: str, values: tuple[tuple[str, str], ...]) -> str:
-    """A template filled with ``values`` (its placeholders only): rows that share them share the text."""
-    return _template(name)[0].substitute(dict(values)).strip()
+def _filled(name: str, values: tuple[str, ...]) -> str:
+    """A template filled with ``values`` (of its placeholders, in order): rows that share them share the text."""
+    template, keys = _template(name)
+    return template.substitute(dict(zip(keys, values, strict=True))).strip()
 
 
 def template_names(condition: str) -> tuple[str, ...]:
@@ -119,13 +120,10 @@ def build_prompts(row: Mapping[str, Any], conditions: Sequence[str]) -> list[str
     """``build_prompt`` of one row under each of ``conditions``. A template is filled once for the placeholder
     values it uses (conditions share the answer block, rows their object's wording): the gallery builds the
     prompts of every row."""
-    checked = [check_condition(c, "request") for c in conditions]
+    names = [template_names(check_condition(c, "request")) for c in conditions]
     values = fields(row)
-
-    def text(name: str) -> str:
-        return _filled(name, tuple((key, values[key]) for key in _template(name)[1]))
-
-    return ["\n\n".join(text(n) for n in template_names(c)) for c in checked]
+    texts = {name: _filled(name, tuple(map(values.__getitem__, _template(name)[1]))) for name in set().union(*names)}
+    return ["\n\n".join(texts[n] for n in condition) for condition in names]
 
 
 def request(row: Mapping[str, Any], config: str, condition: str, image_path: str | None) -> dict[str, Any]:

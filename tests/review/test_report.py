@@ -14,10 +14,12 @@ import pytest
 
 from groundbench.core.atomic import HOST
 from groundbench.core.params import ReportParams
+from groundbench.core.shards import ShardWriter, read_table, shard_files
 from groundbench.loaders.prompts import build_prompt, build_prompts
 from groundbench.review.preview import DASHES, role_of
 from groundbench.review.report.build import ASSETS, build_report
 from groundbench.review.report.rowdata import DASH_STYLES, ROLES, thumbnail_parts
+from groundbench.review.report.rowfiles import file_jobs, read_pieces
 from groundbench.review.rows import iter_rows
 from groundbench.schemas.request_conditions import conditions_of
 from tests.conftest import dead_pid, digests, run_cli
@@ -88,6 +90,24 @@ def test_every_row_is_in_the_index_with_its_image_and_in_its_details_file(built:
             assert "mask_rle" not in json.dumps(record)  # the run lengths are most of a row and no view shows them
         files = sorted((gallery / config / "details").iterdir())
         assert len(files) == math.ceil(len(rows) / SETTINGS.rows_per_file)
+
+
+def test_details_files_cut_rows_across_batches_and_shards(built: Path, tmp_path: Path) -> None:
+    """A details file's rows may start mid-batch and span batches and shard files: each job reads exactly its
+    rows_per_file rows (the last fewer), in order, and together every row once."""
+    rows = read_table(built / "data/shards/bulk_umd")
+    folder = tmp_path / "shards"
+    with ShardWriter(folder, 2**20, 7) as writer:  # batches of 7 rows, shards of about 1 MB
+        writer.add_rows(rows.combine_chunks().to_batches()[0])
+    assert len(shard_files(folder)) > 1
+    ids = rows.column("example_id").to_pylist()
+    for per_file in (1, 5, 16, len(ids), len(ids) + 3):
+        jobs = file_jobs(folder, per_file, tmp_path / "details")
+        read = [[i for b in read_pieces(job.pieces) for i in b.column("example_id").to_pylist()] for job in jobs]
+        assert [i for chunk in read for i in chunk] == ids
+        assert all(len(chunk) == per_file for chunk in read[:-1]) and 0 < len(read[-1]) <= per_file
+        assert [job.number for job in jobs] == list(range(len(jobs)))
+    assert any(len(job.pieces) > 1 for job in file_jobs(folder, 16, tmp_path / "details"))
 
 
 def test_the_file_count_grows_with_the_rows_by_rows_per_file(built: Path, gallery: Path) -> None:

@@ -17,8 +17,10 @@ or more has its details files written on every core (``rowfiles.py``); the bytes
 
 from __future__ import annotations
 
+import gc
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -32,11 +34,12 @@ from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
 from groundbench.review.report.rowdata import RowIndex, script
-from groundbench.review.report.rowfiles import FileJob, row_count, write_file
+from groundbench.review.report.rowfiles import file_jobs, write_file
 
 ASSETS = ("gallery.css", "gallery.js", "overlay.js")
-# Below this many rows a config's files take less time than starting a worker process (~1 s of imports).
-POOL_MIN_ROWS = 10_000
+# Below this many rows (about 2 s of work in one process) a config's files take no longer than starting
+# the worker processes (about 1 s of imports each).
+POOL_MIN_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,19 @@ class ConfigSource:
     source: str
     shards: Path  # the config's shard folder (rows sorted by example_id)
     images: Mapping[str, str]  # image sha256 -> the image's path inside the image store
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused: rows, summaries and index lines hold no cycles, and collecting
+    among the millions of objects kept for the index and the plots was half the stage's CPU at 58,558 rows."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -58,12 +74,8 @@ def _write_config(
 ) -> list[RowSummary]:
     """The config's details files and index; returns the rows' summaries (for the plots and the page)."""
     folder = tmp / config.name
-    rows = row_count(config.shards)
-    step = settings.rows_per_file
-    jobs = [
-        FileJob(str(config.shards), start, min(start + step, rows), number, str(folder / "details" / f"{number}.js"))
-        for number, start in enumerate(range(0, rows, step))
-    ]
+    jobs = file_jobs(config.shards, settings.rows_per_file, folder / "details")
+    rows = sum(piece.rows for job in jobs for piece in job.pieces)
     if workers is None:
         workers = worker_count(0) if rows >= POOL_MIN_ROWS else 1
     summaries: list[RowSummary] = []
@@ -112,10 +124,11 @@ def build_report(
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
         collected: list[ConfigRows] = []
-        for config in configs:
-            url = images_url(out, images, config.name)
-            summaries = _write_config(tmp, config, settings, url, workers, progress)
-            collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
+        with no_cycle_collection():
+            for config in configs:
+                url = images_url(out, images, config.name)
+                summaries = _write_config(tmp, config, settings, url, workers, progress)
+                collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
         overview, per_config = all_plots(collected)
         for plot in overview:
             _write_plot(tmp, plot)

@@ -9,7 +9,7 @@
   var PART_COLUMNS = ["part_id", "category", "action", "box_quality", "bbox_xyxy", "point_xy", "joint_type",
     "mask_area", "motion_axis_2d", "motion_axis_3d", "secondary_actions"];
   var NO_TAG = "(none)";
-  var data = null, column = {}, positions = {}, lowered = null;
+  var data = null, column = {}, positions = Object.create(null), lowered = null;
   var selected = [], page = 0, gridScroll = 0;
   var files = {}, requested = {}, waiting = null;
 
