@@ -11,8 +11,8 @@ Layout (relative links only, so the folder works from file:// or from a static s
 
 No image is written: thumbnails and a row's view show the image store's file (``images``, e.g. data/images
 beside data/report) with the boxes drawn over it in the browser. The file count grows with the rows by
-``rows_per_file``, not three files a row, and no pixel is decoded here. A config of ``POOL_MIN_ROWS`` rows
-or more has its details files written on every core (``rowfiles.py``); the bytes do not depend on it.
+``rows_per_file``, not three files a row, and no pixel is decoded here. One process: at 58,558 rows the
+rows take ~7 CPU s; two spawned workers saved little of it and cost their start-up on a busy machine.
 """
 
 from __future__ import annotations
@@ -28,18 +28,14 @@ from pathlib import Path
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
-from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.params import ReportParams
+from groundbench.core.shards import iter_batches
 from groundbench.review.report import html
-from groundbench.review.report.collect import RowSummary
+from groundbench.review.report.collect import RowSummary, summarize
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
-from groundbench.review.report.rowdata import RowIndex, script
-from groundbench.review.report.rowfiles import file_jobs, write_file
+from groundbench.review.report.rowdata import DetailFile, RowIndex, index_entry, records, script
 
 ASSETS = ("gallery.css", "gallery.js", "overlay.js")
-# Below this many rows (about 2 s of work in one process) a config's files take no longer than starting
-# the worker processes (about 1 s of imports each).
-POOL_MIN_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -70,22 +66,35 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _write_config(
-    tmp: Path, config: ConfigSource, settings: ReportParams, images_url: str, workers: int | None, progress: bool
+    tmp: Path, config: ConfigSource, settings: ReportParams, images_url: str, progress: bool
 ) -> list[RowSummary]:
     """The config's details files and index; returns the rows' summaries (for the plots and the page)."""
     folder = tmp / config.name
-    jobs = file_jobs(config.shards, settings.rows_per_file, folder / "details")
-    rows = sum(piece.rows for job in jobs for piece in job.pieces)
-    if workers is None:
-        workers = worker_count(0) if rows >= POOL_MIN_ROWS else 1
     summaries: list[RowSummary] = []
     index = RowIndex(config.images)
-    with tqdm(total=rows, desc=f"report {config.name}", unit="row", disable=None if progress else True) as bar:
-        for done, entries in ordered_map(write_file, jobs, workers, window=2 * workers):
-            summaries.extend(done)
-            for entry in entries:
-                index.add(entry)
-            bar.update(len(done))
+    details = DetailFile()
+
+    def flush() -> None:
+        nonlocal details
+        number = (len(summaries) - 1) // settings.rows_per_file
+        _write(folder / "details" / f"{number}.js", script("details", number, details.payload()))
+        details = DetailFile()
+
+    rows = tqdm(
+        records(iter_batches(config.shards)),
+        desc=f"report {config.name}",
+        unit="row",
+        disable=None if progress else True,
+    )
+    for record in rows:
+        summary = summarize(record)
+        summaries.append(summary)
+        index.add(index_entry(record, summary))
+        details.add(record)
+        if len(details) == settings.rows_per_file:
+            flush()
+    if len(details):
+        flush()
     payload = index.payload(
         config=config.name,
         images=images_url,
@@ -115,11 +124,9 @@ def build_report(
     images: Path,
     progress: bool = True,
     notice: str = "",
-    workers: int | None = None,
 ) -> dict[str, int]:
     """Write the gallery of ``configs`` (in the given order) to ``out``, showing the images of the image store
-    ``images``; returns rows per config. ``notice`` (a synthetic build's warning) opens every page.
-    ``workers``: processes writing a config's details files (None: every core from ``POOL_MIN_ROWS`` rows)."""
+    ``images``; returns rows per config. ``notice`` (a synthetic build's warning) opens every page."""
     with atomic_dir(out) as tmp:
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
@@ -127,7 +134,7 @@ def build_report(
         with no_cycle_collection():
             for config in configs:
                 url = images_url(out, images, config.name)
-                summaries = _write_config(tmp, config, settings, url, workers, progress)
+                summaries = _write_config(tmp, config, settings, url, progress)
                 collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
         overview, per_config = all_plots(collected)
         for plot in overview:
