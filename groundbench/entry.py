@@ -1,60 +1,22 @@
-"""The ``groundbench`` command: a stage command imports only its own module, every other command the CLI.
+"""The ``groundbench`` command: a stage command imports only its own module, every other command the whole
+command line.
 
 ``dvc.yaml`` runs a stage per process; importing the whole command line (every command's parser, the
 scorers, the review tools) in each would cost start-up and make every stage depend on all of that code.
-So the command name is looked up in ``STAGES`` (a string table: nothing is imported for it) and only that
-stage's module is loaded; ``groundbench.cli`` (the user commands and the full ``--help``) is imported
-for everything else. A Ctrl-C before a command's own handling starts (imports, its parser) ends in the
-same one line as one during the command."""
+So the command name is looked up in the command table (``groundbench/commands/__init__.py``: module names,
+nothing is imported for them) and a stage's process loads that stage's module only; the whole command line
+(``groundbench/commands/parser.py``: every command and the full ``--help``) is loaded for everything else. A
+Ctrl-C before a command's own handling starts (imports, its parser) ends in the same one line as one during
+the command."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+from groundbench.commands import STAGES, command_name
 from groundbench.core.failures import debug_requested, one_line, safe_streams  # stdlib only: loads at once
-
-# Stage command -> the module that defines it (groundbench/stages/command.py says what such a module holds).
-STAGES = {
-    "sample": "groundbench.stages.sample",
-    "generate-gui": "groundbench.stages.generate_gui",
-    "convert": "groundbench.stages.convert",
-    "derive": "groundbench.stages.derive",
-    "bake": "groundbench.stages.bake",
-    "baselines": "groundbench.stages.baselines",
-    "store": "groundbench.stages.store",
-    "assemble": "groundbench.stages.assemble",
-    "report": "groundbench.stages.report",
-}
-# Global options that take a value (the command is the first word that is neither one nor its value).
-VALUED = ("--root",)
-
-
-def command_name(argv: Sequence[str]) -> str | None:
-    """The sub-command of ``argv`` (after the global options), or None (``--help``, ``--version``, nothing)."""
-    skip = False
-    for word in argv:
-        if skip:
-            skip = False
-        elif word in VALUED:
-            skip = True
-        elif not word.startswith("-"):
-            return word
-    return None
-
-
-def stage_parser(name: str) -> argparse.ArgumentParser:
-    """A parser holding the global options and the one stage ``name``."""
-    from groundbench.stages.command import add_stage
-    from groundbench.stages.options import add_global_options
-
-    parser = argparse.ArgumentParser(prog="groundbench")
-    add_global_options(parser)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_stage(sub, importlib.import_module(STAGES[name]))
-    return parser
 
 
 def run_stage(argv: Sequence[str], name: str) -> int:
@@ -64,13 +26,22 @@ def run_stage(argv: Sequence[str], name: str) -> int:
     def parse_and_run() -> int:
         from groundbench.core.registry import limited
         from groundbench.stages.command import run_stage as run
+        from groundbench.stages.command import stage_parser
         from groundbench.stages.options import folder_option
 
         with limited(folder_option(list(argv))):
             args = stage_parser(name).parse_args(argv)
-            return run(args.stage, args)
+            return run(args.command_module, args)
 
     return guarded(parse_and_run, "--debug" in argv)
+
+
+def run_command(argv: Sequence[str]) -> int:
+    """A user or maintainer command: parsed by the whole command line (loaded by name, like a stage's module:
+    a stage's process never loads the other commands, nor counts them as its code), then run."""
+    parser = importlib.import_module("groundbench.commands.parser").build_parser()
+    args = parser.parse_args(argv)
+    return guarded(lambda: int(args.command_module.run(args)), args.debug)
 
 
 def guarded(run: Callable[[], int], debug: bool) -> int:
@@ -109,6 +80,4 @@ def dispatch(argv: Sequence[str]) -> int:
     name = command_name(argv)
     if name in STAGES:
         return run_stage(argv, name)
-    # By name, like a stage: a stage's process never loads the user commands (nor counts them as its code).
-    user: Callable[[Sequence[str]], int] = importlib.import_module("groundbench.cli").run_user
-    return user(argv)
+    return run_command(argv)

@@ -1,7 +1,7 @@
 """A part's mask for users: the boolean mask in the image frame, and COCO RLE for pycocotools.
 
 A row stores each part's mask losslessly as run lengths over the part's visible box
-(``parts.mask_rle`` inside ``parts.visible_bbox_xyxy``, row-major; ``groundbench.schemas.masks``).
+(``parts.mask_rle`` inside ``parts.visible_bbox_xyxy``, row-major; ``groundbench.schemas.mask_rle``).
 Numpy only::
 
     from groundbench.masks import decode, coco_rle
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from groundbench.errors import GroundBenchError
-from groundbench.schemas import masks
+from groundbench.schemas import mask_rle
 
 Part = Mapping[str, Any]
 
@@ -32,7 +32,7 @@ def decode(part: Part, height: int, width: int) -> np.ndarray | None:
     if counts is None or box is None:
         return None
     where = f"part {part.get('part_id')}"
-    crop = masks.decode(counts, box, where)
+    crop = mask_rle.decode(counts, box, where)
     x0, y0, x1, y1 = (int(v) for v in box)
     if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
         raise GroundBenchError(where, "parts.visible_bbox_xyxy", f"expected a box inside {width}x{height}, got {box}")
@@ -52,7 +52,7 @@ def row_mask(row: Mapping[str, Any], part_id: str | None = None) -> np.ndarray |
 
 def column_runs(mask: np.ndarray) -> list[int]:
     """COCO's uncompressed counts: runs over the frame in column-major order, starting with a 0-run."""
-    return masks.encode(np.asarray(mask, dtype=bool).T)
+    return mask_rle.encode(np.asarray(mask, dtype=bool).T)
 
 
 def _to_string(counts: Sequence[int]) -> str:

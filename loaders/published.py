@@ -86,14 +86,28 @@ def iter_batches(config_dir: Path, columns: Sequence[str] | None = None) -> Iter
         yield from iter_file_batches(path, columns)
 
 
+def record_configs(folder: Path) -> list[str]:
+    """The configs whose rows are records (a row to ask, preview or score): all but ``baselines``, which holds
+    aggregates."""
+    return [n for n in published_configs(folder) if n != BASELINES_CONFIG]
+
+
 def config_dir(folder: Path, config: str) -> Path:
     """``folder/data/<config>``, or one clear error when the folder does not publish that config."""
     path = folder / "data" / config
     if not data_files(path) and config == BASELINES_CONFIG:
         raise GroundBenchError(folder, "config", "this folder publishes no baselines config (groundbench assemble)")
-    if not data_files(path):  # the configs a row can be read from: `baselines` holds aggregates
-        raise unknown_name(folder, "config", config, [n for n in published_configs(folder) if n != BASELINES_CONFIG])
+    if not data_files(path):
+        raise unknown_name(folder, "config", config, record_configs(folder))
     return path
+
+
+def record_config_dir(folder: Path, config: str) -> Path:
+    """:func:`config_dir` of a config of records; ``baselines`` (no records) is refused as a name not among them,
+    with the same error as a misspelt config."""
+    if config == BASELINES_CONFIG:
+        raise unknown_name(folder, "config", config, record_configs(folder))
+    return config_dir(folder, config)
 
 
 def read_config(folder: Path, config: str, columns: Sequence[str] | None = None) -> pa.Table:
@@ -113,9 +127,10 @@ def row_columns(folder: Path, config: str) -> list[str]:
 
 
 def iter_rows(folder: Path, config: str) -> Iterator[dict[str, Any]]:
-    """Every row of a published config as a dict with its image, one at a time (a screenshot batch is never
-    turned into Python bytes at once). An unpublished config is an error here, not an empty iterator."""
-    return _rows_of(config_dir(folder, config))
+    """Every record of a published config as a dict with its image, one at a time (a screenshot batch is never
+    turned into Python bytes at once). An unpublished config (or ``baselines``) is an error here, not an empty
+    iterator."""
+    return _rows_of(record_config_dir(folder, config))
 
 
 def _rows_of(path: Path) -> Iterator[dict[str, Any]]:

@@ -11,14 +11,13 @@ from typing import Any
 
 from groundbench.errors import GroundBenchError
 from groundbench.loaders import published
-from groundbench.schemas.baselines_features import BASELINES_CONFIG
 
 
 def config_names(folder: Path) -> list[str]:
     """The record configs of a published folder (the ``baselines`` config holds aggregates, not records)."""
     if not (folder / "data").is_dir():
         raise GroundBenchError(folder, "data", "expected a published GroundBench folder with data/<config>/ files")
-    return [name for name in published.published_configs(folder) if name != BASELINES_CONFIG]
+    return published.record_configs(folder)
 
 
 def read_config(folder: Path, config: str, *, required: bool = True) -> list[dict[str, Any]]:
@@ -26,3 +25,9 @@ def read_config(folder: Path, config: str, *, required: bool = True) -> list[dic
     if not required and not published.data_files(folder / "data" / config):
         return []
     return published.read_config(folder, config, published.row_columns(folder, config)).to_pylist()
+
+
+def read_records(folder: Path, config: str) -> list[dict[str, Any]]:
+    """:func:`read_config` of a config of records (``baselines`` is refused as a misspelt config is)."""
+    published.record_config_dir(folder, config)
+    return read_config(folder, config)

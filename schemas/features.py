@@ -53,7 +53,7 @@ PART = {
     # Connected pieces (8-connectivity) of the part's mask; 2 or more = split (e.g. by occlusion),
     # while ``bbox_xyxy`` spans the gap. Null when the part has no mask.
     "mask_pieces": Value("int32"),
-    # The part's own mask, lossless (schemas/masks.py): run lengths of alternating 0/1 pixels read
+    # The part's own mask, lossless (schemas/mask_rle.py): run lengths of alternating 0/1 pixels read
     # row-major inside ``visible_bbox_xyxy``, starting with a 0-run; they add up to the box's pixels
     # and the 1-runs to ``mask_area``. Null when the part has no mask here (GUI; a hidden re-ask part).
     "mask_rle": List(Value("int64")),

@@ -13,7 +13,7 @@ and any non-GUI condition can be suffixed ``/text_only``: the same prompt with t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
@@ -110,3 +110,13 @@ def row_allows(row: Mapping[str, Any], condition: str) -> bool:
 def conditions_of(row: Mapping[str, Any]) -> list[str]:
     """Every base condition this row can be scored under (text-only variants not listed)."""
     return [c for c in BASE_CONDITIONS if row_allows(row, c)]
+
+
+def no_valid_rows(config: str, condition: str, valid: Iterable[str]) -> GroundBenchError:
+    """The error for a (config, condition) none of whose rows may be asked, naming the conditions the config's
+    rows are valid under (``valid``: the :func:`conditions_of` its rows, as ``groundbench list`` shows them)."""
+    found = [c for c in BASE_CONDITIONS if c in set(valid)]
+    names = f"its rows are valid under {', '.join(found)}" if found else "none of its rows is valid under any"
+    return GroundBenchError(
+        config, "condition", f"no row of {config} is valid under {condition} ({names}; see groundbench list)"
+    )

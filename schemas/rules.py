@@ -67,7 +67,7 @@ def part_points_inside_image(data: pa.PolarsData) -> pl.LazyFrame:
 
 
 def part_masks_cover_their_box(data: pa.PolarsData) -> pl.LazyFrame:
-    """A part's ``mask_rle`` (schemas/masks.py) needs its visible box: runs >= 0 adding up to the box's
+    """A part's ``mask_rle`` (schemas/mask_rle.py) needs its visible box: runs >= 0 adding up to the box's
     pixels, 1-runs adding up to ``mask_area``."""
     rle, box = pl.col("mask_rle"), pl.col("visible_bbox_xyxy")
     pixels = (box.list.get(2, null_on_oob=True) - box.list.get(0, null_on_oob=True)) * (

@@ -98,97 +98,68 @@ def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) ->
     return record, banners
 
 
-def score_file(path: Path, **options: Any) -> ScoreReport:
-    """:func:`score` over a predictions JSONL file (errors name the file and line)."""
-    return _score(read_prediction_lines(Path(path)), source=str(path), **options)
-
-
-def score(
-    predictions: Iterable[Mapping[str, Any]],
-    *,
-    folder: Path,
-    configs: list[str] | None = None,
-    strict: bool = False,
-    subset: bool = False,
-    allow_gate_mismatch: bool = False,
-    seed: int = 0,
-    resamples: int = 1000,
-    answer_format: str = DEFAULT,
-) -> ScoreReport:
-    """Score prediction dicts against a published GroundBench folder (see ``scoring.predictions`` for a line);
+@dataclass(frozen=True)
+class ScoreOptions:
+    """How predictions are scored: ``score``'s and ``score_file``'s keywords, ``groundbench score``'s options.
     ``answer_format`` (``NAME[:key=value,...]``, see ``scoring.formats``) reads lines that name none."""
+
+    configs: list[str] | None = None
+    strict: bool = False
+    subset: bool = False
+    allow_gate_mismatch: bool = False
+    seed: int = 0
+    resamples: int = 1000
+    answer_format: str = DEFAULT
+
+
+def score_file(path: Path, *, folder: Path, **options: Any) -> ScoreReport:
+    """:func:`score` over a predictions JSONL file (errors name the file and line)."""
+    return _score(read_prediction_lines(Path(path)), folder, ScoreOptions(**options), source=str(path))
+
+
+def score(predictions: Iterable[Mapping[str, Any]], *, folder: Path, **options: Any) -> ScoreReport:
+    """Score prediction dicts against a published GroundBench folder (see ``scoring.predictions`` for a line);
+    ``options``: the fields of :class:`ScoreOptions` (a misspelt one is refused)."""
     lines = ((f"prediction {i}", line) for i, line in enumerate(predictions, start=1))
-    return _score(
-        lines,
-        folder=folder,
-        configs=configs,
-        strict=strict,
-        subset=subset,
-        allow_gate_mismatch=allow_gate_mismatch,
-        seed=seed,
-        resamples=resamples,
-        answer_format=answer_format,
-    )
+    return _score(lines, folder, ScoreOptions(**options))
 
 
 def _score(
-    lines: Iterable[tuple[str, Any]],
-    *,
-    folder: Path,
-    configs: list[str] | None = None,
-    strict: bool = False,
-    subset: bool = False,
-    allow_gate_mismatch: bool = False,
-    seed: int = 0,
-    resamples: int = 1000,
-    source: str = "predictions",
-    answer_format: str = DEFAULT,
+    lines: Iterable[tuple[str, Any]], folder: Path, options: ScoreOptions, source: str = "predictions"
 ) -> ScoreReport:
-    check_resamples(resamples)
-    fmt = parse_format(answer_format)  # a misspelt format fails before any file is read
+    check_resamples(options.resamples)
+    fmt = parse_format(options.answer_format)  # a misspelt format fails before any file is read
     folder = Path(folder)
     gate = folder_gate(folder)
-    rows = read_rows(folder, configs)
-    return score_joined(
-        join(
-            lines, rows, gate, strict=strict, allow_gate_mismatch=allow_gate_mismatch, source=source, answer_format=fmt
-        ),
-        rows,
-        gate,
-        strict=strict,
-        subset=subset,
-        allow_gate_mismatch=allow_gate_mismatch,
-        seed=seed,
-        resamples=resamples,
-    )
+    rows = read_rows(folder, options.configs)
+    strict, allow = options.strict, options.allow_gate_mismatch
+    joined = join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow, source=source, answer_format=fmt)
+    return score_joined(joined, rows, gate, options)
 
 
 def score_joined(
-    joined: Joined,
-    rows: Mapping[str, tuple[str, dict[str, Any]]],
-    gate: Gate,
-    *,
-    strict: bool,
-    subset: bool,
-    allow_gate_mismatch: bool,
-    seed: int,
-    resamples: int,
+    joined: Joined, rows: Mapping[str, tuple[str, dict[str, Any]]], gate: Gate, options: ScoreOptions
 ) -> ScoreReport:
+    subset = options.subset
     items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
-    metrics = metric_rows(items, seed=seed, resamples=resamples, subset=subset)
+    metrics = metric_rows(items, seed=options.seed, resamples=options.resamples, subset=subset)
     specs = {model: fmt.spec for model, fmt in joined.formats.items()}
     for m in metrics:
         m["answer_format"] = specs.get(str(m["model"]))
     scored_configs = sorted({s.config for s in items})
-    gate_record, banners = _gate_record(gate, joined, scored_configs, allow_gate_mismatch)
+    gate_record, banners = _gate_record(gate, joined, scored_configs, options.allow_gate_mismatch)
     if subset:
         banners.append("SUBSET: only the predicted rows are scored; rows without a prediction are not counted")
     if joined.excluded:
         banners.append(f"{len(joined.excluded)} predictions for excluded rows were counted and ignored")
     settings = {
-        "strict": strict,
+        "strict": options.strict,
         "subset": subset,
-        "bootstrap": {"seed": seed, "resamples": resamples, "unit": "object (screenshot for GUI suites)"},
+        "bootstrap": {
+            "seed": options.seed,
+            "resamples": options.resamples,
+            "unit": "object (screenshot for GUI suites)",
+        },
     }
     synthetic = sorted(set(scored_configs) & set(gate.synthetic_configs))
     notice = synthetic_notice(synthetic)

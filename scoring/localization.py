@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from groundbench.schemas import masks
+from groundbench.schemas import mask_rle
 
 Row = Mapping[str, Any]
 EPS = 1e-12  # distances are compared with <=; the candidates lie exactly on rims
@@ -207,7 +207,7 @@ def in_target_region(row: Row, point: Sequence[float] | None) -> bool:
         return False
     mask = target_mask(part)
     if mask is not None:
-        return masks.contains(mask[0], mask[1], point)
+        return mask_rle.contains(mask[0], mask[1], point)
     x0, x1 = sorted((part["bbox_xyxy"][0], part["bbox_xyxy"][2]))
     y0, y1 = sorted((part["bbox_xyxy"][1], part["bbox_xyxy"][3]))
     return x0 <= point[0] <= x1 and y0 <= point[1] <= y1
@@ -260,7 +260,7 @@ def _region_rects(row: Row) -> _Rects | None:
         runs = np.array([[y0, x0, x1, y1]], dtype=np.float64)
         closed = True
     else:
-        pixel = masks.row_runs(mask[0], mask[1], str(row.get("example_id", "row"))).astype(np.float64)
+        pixel = mask_rle.row_runs(mask[0], mask[1], str(row.get("example_id", "row"))).astype(np.float64)
         runs = np.column_stack([pixel, pixel[:, 0] + 1.0])  # (row, first col, last col + 1, row + 1)
         closed = False
     # The offsets of :func:`offset`, vectorized.

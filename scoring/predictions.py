@@ -32,7 +32,7 @@ from typing import Any
 
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.prompts import template_hash
-from groundbench.loaders.records import config_names, read_config
+from groundbench.loaders.records import config_names, read_records
 from groundbench.schemas.request_conditions import (
     FREE_FORM,
     GUI,
@@ -74,7 +74,7 @@ def read_rows(folder: Path, configs: list[str] | None = None) -> Rows:
     """example_id -> (config, row without image bytes), for the folder's record configs (or ``configs``)."""
     rows: Rows = {}
     for name in configs or config_names(folder):
-        for row in read_config(folder, name):
+        for row in read_records(folder, name):
             rows[row["example_id"]] = (name, row)
     return rows
 

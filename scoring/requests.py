@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.core.atomic import write_bytes, write_text
-from groundbench.errors import GroundBenchError, unknown_name
+from groundbench.errors import unknown_name
 from groundbench.loaders.prompts import request
 from groundbench.loaders.published import config_dir, iter_batches
-from groundbench.schemas.request_conditions import check_condition, row_allows
+from groundbench.schemas.request_conditions import check_condition, conditions_of, no_valid_rows, row_allows
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.profiles import Profile, parse_profile
 from groundbench.scoring.profiles.resample import resized_png, scaled_row
@@ -52,6 +52,8 @@ def profiled(line: dict[str, Any], row: Mapping[str, Any], condition: str, profi
     line["template_sha256"] = profile.template_hash(condition)
     if system is not None:
         line["system"] = system
+    if profile.request_body:  # the server options the family's answer syntax needs (keep its box tokens)
+        line["request_body"] = profile.request_body
     if resized:
         line["resize"] = {"row_size": [row["width"], row["height"]], "sent_size": [width, height]}
     return width, height
@@ -74,9 +76,11 @@ def write_requests(
     manifest = manifest_sha256(folder, gate, config)
     lines = []
     written: set[str] = set()
+    valid: set[str] = set()  # the conditions some row is valid under: named when none is under this one
     for batch in iter_batches(config_dir(folder, config)):
         for index in range(batch.num_rows):
             row = batch.slice(index, 1).to_pylist()[0]
+            valid.update(conditions_of(row))
             if not row_allows(row, condition):
                 continue
             line = request(row, config, condition, None)
@@ -94,7 +98,7 @@ def write_requests(
             line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
-        raise GroundBenchError(config, "condition", f"no row of {config} is valid under {condition}")
+        raise no_valid_rows(config, condition, valid)
     text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)

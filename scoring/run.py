@@ -11,14 +11,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.cards.render import synthetic_line, synthetic_notice
+from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
-from groundbench.loaders.records import read_config
+from groundbench.loaders.records import read_config, read_records
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.api import check_resamples, score_file
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.notice import say_synthetic
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import provenance_lines, summary_table, terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
@@ -59,7 +60,7 @@ def print_banners(banners: Sequence[str], notice: str | None, synthetic: Sequenc
     """The report's banners, one line each; the synthetic notice as its one line (the JSON keeps it whole)."""
     for banner in banners:
         if banner == notice:
-            err.print(escape(synthetic_line(synthetic)), style="bold red", soft_wrap=True)
+            say_synthetic(err, synthetic)
             continue
         loud = any(word in banner for word in ("OVERRIDDEN", "NOT GATED", "SUBSET"))
         err.print(escape(banner), style="bold red" if loud else "bold", soft_wrap=True)
@@ -89,7 +90,17 @@ def print_breakdown(metrics: Sequence[Mapping[str, Any]], gate: Mapping[str, Any
     out.print(terminal_table(metrics))
 
 
-def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_out: Path | None, out: Console) -> int:
+def run_compare(
+    folder: Path,
+    a: Path,
+    b: Path,
+    seed: int,
+    resamples: int,
+    json_out: Path | None,
+    out: Console,
+    err: Console | None = None,
+) -> int:
+    """The paired differences on ``out``; the synthetic notice on ``err`` (default: standard error)."""
     check_resamples(resamples)
     gate = folder_gate(folder)
     rows = read_rows(folder)
@@ -102,8 +113,7 @@ def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_
         raise GroundBenchError(b, "condition", f"no (config, condition) is scored by both {a.name} and {b.name}")
     synthetic = sorted({e["config"] for e in entries} & set(gate.synthetic_configs))
     notice = synthetic_notice(synthetic)  # whole in the JSON, one line on the terminal
-    if notice:
-        out.print(escape(synthetic_line(synthetic)), style="bold red", soft_wrap=True)
+    say_synthetic(err or Console(stderr=True), synthetic)
     table = Table(title=escape(f"paired difference A - B (A = {a.name}, B = {b.name}); 95% CI resampled by object"))
     for column in ("config / condition", "metric", "n", "A", "B", "A - B", "95% CI"):
         table.add_column(column)
@@ -139,9 +149,7 @@ def run_compare(folder: Path, a: Path, b: Path, seed: int, resamples: int, json_
 
 
 def run_sanity(folder: Path, config: str, out: Console, err: Console) -> int:
-    if config == BASELINES_CONFIG:
-        raise GroundBenchError(folder, "config", "the baselines config holds no records to score")
-    rows = read_config(folder, config)
+    rows = read_records(folder, config)  # baselines: refused as any name that is not a config of records
     deviations, groups = sanity(config, rows, read_config(folder, BASELINES_CONFIG, required=False))
     table = Table(title=escape(f"sanity self-test: {config}"))
     table.add_column("result")

@@ -162,6 +162,21 @@ def umd_project(root: Path, umd_source: Path, *also: str) -> Path:
     return root
 
 
+def sample_umd_project(root: Path, umd_sample: Path) -> Path:
+    """A project root reading the UMD sample as ``sample`` in params.yaml (so its build is synthetic and says
+    so), the other sources null, one worker; with the UMD audit and requirements.lock."""
+    (root / "data" / "audits").mkdir(parents=True)
+    for name in ("data/audits/curated_umd.yaml", "requirements.lock"):
+        shutil.copy(REPO / name, root / name)
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    params["sources"].update(umd="sample", gapartnet=None)
+    params["sources"]["gui"] = dict.fromkeys(params["sources"]["gui"])
+    params["umd"]["workers"] = 1
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    shutil.copytree(umd_sample, root / params["sample"]["root"] / "umd")
+    return root
+
+
 def build_all(root: Path) -> None:
     """Run every stage the way dvc.yaml does, without DVC (a copy of an identical earlier build of this run)."""
     builds.run_stages(root, UMD_STAGES, lambda where, command: run_cli(where, *command))

@@ -10,7 +10,7 @@ the mark file (the wall-clock time, the time this file was imported, the path an
 modules are loaded and which project ones) and, with ``GROUNDBENCH_STARTUP_EXIT=1``, ends the process
 with status 0 *before* the event's operation runs, so the stage changes nothing. "First work" is found
 by what the stage touches, not by the name of a function: it holds whether the command's module
-imports every stage (today's ``cli.py``) or a thin entry module imports one stage's module after
+imports every stage (as ``cli.py`` once did) or a thin entry module imports one stage's module after
 dispatch.
 """
 

@@ -58,7 +58,7 @@ from groundbench.core.paths import relative_to
 from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import valid_conditions
 from groundbench.schemas.features import new_record
-from groundbench.schemas.masks import encode_in_box
+from groundbench.schemas.mask_rle import encode_in_box
 
 SOURCE = "gapartnet"
 MISMATCH_TAG = "box_projection_mismatch"
@@ -104,7 +104,7 @@ class PartInView:
     assignment: str | None = None  # how the instance id was tied to the link (instances.py)
     overlap: float | None = None
     ambiguous: bool = False
-    mask_rle: tuple[int, ...] | None = None  # the mask over ``visible`` (schemas/masks.py); None without a mask
+    mask_rle: tuple[int, ...] | None = None  # the mask over ``visible`` (schemas/mask_rle.py); None without a mask
 
 
 @dataclass

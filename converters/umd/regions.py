@@ -10,7 +10,7 @@ import numpy as np
 
 from groundbench.converters.umd.vocab import UMD_LABELS
 from groundbench.core.geometry import interior_point
-from groundbench.schemas.masks import encode
+from groundbench.schemas.mask_rle import encode
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Region:
     axis_xy: tuple[float, ...]  # unit principal direction, () when isotropic
     point_in_mask: bool  # checked against the label map itself, not assumed
     pieces: int = 1  # connected pieces (8-connectivity); 2 or more: the box spans a gap (e.g. occlusion)
-    mask_rle: tuple[int, ...] = ()  # the mask over bbox_xyxy (schemas/masks.py)
+    mask_rle: tuple[int, ...] = ()  # the mask over bbox_xyxy (schemas/mask_rle.py)
 
 
 def _half_angle(x: float, y: float) -> tuple[float, float]:

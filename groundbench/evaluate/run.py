@@ -18,15 +18,17 @@ from typing import Any
 
 from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import Model, get_model
 from rich.console import Console
+from rich.markup import escape
 
 from groundbench.core.atomic import write_text
 from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers
-from groundbench.evaluate.gate import answer_gate
+from groundbench.evaluate.gate_fields import answer_gate
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize
@@ -144,6 +146,7 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
     """The task of each requested (config, condition), narrowed to the rows without a cached answer."""
     planned = Plan()
     run = settings.out
+    skipped: list[NoValidRows] = []
     for config in settings.configs:
         for condition in settings.conditions:
             try:
@@ -157,7 +160,7 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
                     settings.profile,
                 )
             except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
-                err.print(f"{config} / {condition}: skipped ({exc.reason})")
+                skipped.append(exc)
                 continue
             keys = [(config, condition, str(sample.id)) for sample in task.dataset]
             planned.wanted += keys
@@ -166,12 +169,14 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
             err.print(f"{config} / {condition}: {len(keys)} rows, {done} answered earlier, {len(todo)} to ask")
             if todo:
                 planned.tasks.append(_todo(task, todo))
-    if not planned.wanted:
-        raise GroundBenchError(
-            settings.folder,
-            "condition",
-            f"no row of {list(settings.configs)} is valid under {list(settings.conditions)}",
-        )
+    if not planned.wanted:  # nothing to ask: one line, the reason itself when there is one pair
+        if len(skipped) == 1:
+            raise skipped[0]
+        pairs = ", ".join(f"{skip.config} / {skip.condition}" for skip in skipped)
+        reason = f"no row of any (config, condition) asked is valid: {pairs} (see groundbench list)"
+        raise GroundBenchError(settings.folder, "condition", reason)
+    for skip in skipped:
+        err.print(escape(f"{skip.config} / {skip.condition}: skipped, {skip.reason}"), soft_wrap=True)
     return planned
 
 
@@ -221,20 +226,20 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
         if interruption.requested:  # a Ctrl-C that some code swallowed: stop before anything is asked
             raise interrupted(run, planned.wanted)
         write_setting(run, setting)  # nothing is written before every check has passed
-        _ask(planned.tasks, settings, model)
+        logs = _ask(planned.tasks, settings, model)
         if interruption.requested:  # inspect cancelled its run and returned
             raise interrupted(run, planned.wanted)
-        return _write(settings, planned, out, err)
+        return _write(settings, planned, out, err, first_error(logs))
     except BaseException as exc:  # whatever inspect raised on its way out of an interrupted run
         if interruption.requested and not isinstance(exc, Interrupted):
             raise interrupted(run, planned.wanted) from exc
         raise
 
 
-def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> None:
+def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[EvalLog]:
     if not tasks:
-        return
-    inspect_eval(
+        return []
+    return inspect_eval(
         list(tasks),
         model=model,  # built with its base URL and client arguments
         log_dir=str(settings.out / LOGS),
@@ -248,17 +253,38 @@ def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> None:
     )
 
 
-def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) -> EvalResult:
+# An exception's own line in a traceback: `package.module.Name: message` at the start of the line.
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt)\b")
+
+
+def first_error(logs: Sequence[EvalLog]) -> str | None:
+    """The first error inspect recorded (the run's, else a sample's), on one line: what a user fixes first.
+
+    A retried request fails as tenacity's ``RetryError``; the cause is the first exception of the chained
+    traceback (e.g. ``openai.InternalServerError: Error code: 500``), so that line is shown."""
+    for log in logs:
+        if log.samples is None and log.location:  # the returned header only: the samples are in the file
+            log = read_eval_log(log.location)
+        for error in [log.error, *(sample.error for sample in log.samples or [])]:
+            if error is not None:
+                causes = [line for line in error.traceback.splitlines() if EXCEPTION_LINE.match(line)]
+                text = " ".join((causes[0] if causes else error.message).split())
+                return text if len(text) <= 300 else text[:299] + "…"
+    return None
+
+
+def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console, error: str | None) -> EvalResult:
     """Predictions and scores of every answer the folder holds, once every requested row has one."""
     run = settings.out
     answers = read_answers(run)
     missing = [k for k in planned.wanted if k not in answers]
     if missing:
+        cause = f"first error: {error}; all" if error else "the errors are"
         raise GroundBenchError(
             run / ANSWERS,
             "answers",
             f"{len(missing)} of {len(planned.wanted)} rows are still unanswered (first: {' / '.join(missing[0])}; "
-            f"the errors are in {run / LOGS}): run the same command again to ask only those",
+            f"{cause} in {run / LOGS}): run the same command again to ask only those",
         )
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(answers.values()))

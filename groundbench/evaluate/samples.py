@@ -21,7 +21,13 @@ from groundbench.errors import GroundBenchError
 from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
 from groundbench.evaluate.profile import profiled_input
 from groundbench.loaders.prompts import build_prompt, template_hash
-from groundbench.schemas.request_conditions import check_condition, is_text_only, row_allows
+from groundbench.schemas.request_conditions import (
+    check_condition,
+    conditions_of,
+    is_text_only,
+    no_valid_rows,
+    row_allows,
+)
 from groundbench.scoring.profiles import Profile
 from groundbench.scoring.profiles.resample import scaled_row
 
@@ -29,7 +35,13 @@ Row = Mapping[str, Any]
 
 
 class NoValidRows(GroundBenchError):
-    """No row of the config may be asked under the condition (e.g. a GUI suite under ``part_named``)."""
+    """No row of the config may be asked under the condition (e.g. a GUI suite under ``part_named``); the
+    reason names the conditions its rows are valid under (``valid``)."""
+
+    def __init__(self, config: str, condition: str, valid: set[str]) -> None:
+        error = no_valid_rows(config, condition, valid)
+        super().__init__(error.path, error.field, error.reason)
+        self.config, self.condition = config, condition
 
 
 def load_rows(folder: Path, config: str) -> Dataset:
@@ -97,5 +109,5 @@ def samples(
     dataset = load_rows(folder, config)
     chosen = valid_rows(dataset, condition)[:limit]
     if not chosen:
-        raise NoValidRows(config, "condition", f"no row of {config} is valid under {condition}")
+        raise NoValidRows(config, condition, {c for row in dataset.remove_columns("image") for c in conditions_of(row)})
     return [to_sample(dataset[index], config, condition, gate, max_side, profile) for _, index in chosen]

@@ -17,13 +17,13 @@ from pathlib import Path
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
-from inspect_ai.model import Model
+from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from groundbench.core.interrupts import cancel_running_loop, requested
 from groundbench.evaluate.cache import AnswerLog
-from groundbench.evaluate.gate import gate_fields
+from groundbench.evaluate.gate_fields import gate_fields
 from groundbench.evaluate.mock import is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import prediction_line
 from groundbench.evaluate.profile import check_resize
@@ -97,7 +97,10 @@ def groundbench(
         steps = [unless_interrupted(), *steps, record_answer(answers_folder)]
     name = f"groundbench_{config}_{condition.replace('/', '_')}"  # a '/' would cut the log's file name
     model = offline_mock() if is_bare_mock(eval_model()) else None
-    return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name, model=model)
+    # The profile's server options (Qwen2-VL / OS-Atlas: keep the box tokens the answer is written in).
+    body = chosen.request_body if chosen is not None else {}
+    options = GenerateConfig(extra_body=body) if body else GenerateConfig()
+    return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name, model=model, config=options)
 
 
 def eval_model() -> Model | None:

@@ -1,5 +1,6 @@
 """The ``table``, ``plot`` and ``results export`` commands: arguments in, I/O around the pure modules
-(``results.table``, ``results.plots``, ``results.export``). Registered by ``results.cli``.
+(``results.table``, ``results.plots``, ``results.export``). Their command modules (``groundbench/commands/table.py``,
+``plot.py``, ``results_export.py``) import this one when the command runs.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 
 from groundbench.cards.render import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
@@ -30,6 +30,7 @@ from groundbench.results.runs import (
     load_runs,
     read_json,
 )
+from groundbench.scoring.notice import say_notice
 
 err = Console(stderr=True)
 
@@ -54,7 +55,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         if args.out is not None:
             raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
         for notice in built.notices:
-            err.print(escape(notice), style="bold red", soft_wrap=True)
+            say_notice(err, notice)
         ResultConsole().print(table.terminal(built))
         return 0
     text = {"markdown": table.markdown, "latex": table.latex, "csv": table.to_csv}[args.format](built)
@@ -64,7 +65,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         write_text(Path(args.out), text)
         err.print(f"{args.format} table of {len(built.columns)} models x {len(built.rows)} rows -> {args.out}")
     for notice in built.notices:
-        err.print(escape(notice), style="bold red", soft_wrap=True)
+        say_notice(err, notice)
     return 0
 
 

@@ -16,13 +16,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from groundbench.cards.render import synthetic_line
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.results.hub import Export, export_entries
 from groundbench.results.runs import Run, gate_differences, load_run
 from groundbench.results.tasks import EVAL_YAML, declared_tasks
 from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.notice import say_synthetic
 
 REPO_ID_HELP = "expected ORG/NAME"
 
@@ -128,7 +128,7 @@ def export_run(args: argparse.Namespace, folder: Path, err: Console) -> int:
             err.print(escape(f"skipped {line}"))
         err.print(f"{len(export.files)} eval results of {model} ({dataset} at {revision}) -> {out}/.eval_results")
         if run.synthetic_configs:  # the entries' notes carry the whole notice
-            err.print(escape(synthetic_line(run.synthetic_configs)), style="bold red", soft_wrap=True)
+            say_synthetic(err, run.synthetic_configs)
         if args.push:
             url = push(model_repo, export, version)
             err.print(f"opened a pull request on {model_repo}: {url}")

@@ -185,6 +185,33 @@ def _bounds(p: Point) -> tuple[float, float, float]:
     return (value if low is None else low), value, (value if high is None else high)
 
 
+SLOT = 0.42  # a reference line spans its condition's slot, x - SLOT to x + SLOT
+COINCIDE = 0.015  # reference values closer than this (on the 0-1 axis) would draw one over the other
+
+
+def coinciding(references: Sequence[Reference]) -> list[list[Reference]]:
+    """The references of a panel grouped per slot into lines that coincide (values within ``COINCIDE``); a
+    group of several is drawn side by side along the slot, so every one of them shows."""
+    groups: list[list[Reference]] = []
+    for ref in references:
+        same = next(
+            (g for g in groups if g[0].x == ref.x and any(abs(r.value - ref.value) < COINCIDE for r in g)), None
+        )
+        if same is None:
+            groups.append([ref])
+        else:
+            same.append(ref)
+    return groups
+
+
+def segments(start: float, end: float, count: int) -> list[tuple[float, float]]:
+    """``count`` equal, disjoint pieces of [start, end], with a small gap between neighbours."""
+    step = (end - start) / count
+    gap = 0.04 * step if count > 1 else 0.0
+    return [(start + i * step + (gap if i else 0.0), start + (i + 1) * step - (gap if i < count - 1 else 0.0))
+            for i in range(count)]  # fmt: skip
+
+
 def _draw_panel(ax: Any, panel: Panel, spec: FigureSpec, order: Sequence[str], labelled: set[str]) -> None:
     positions = {x: float(i) for i, x in enumerate(panel.x)}
     series = list(dict.fromkeys(p.series for p in panel.points))
@@ -201,12 +228,26 @@ def _draw_panel(ax: Any, panel: Panel, spec: FigureSpec, order: Sequence[str], l
             ax.errorbar(values, at, xerr=[low, high], fmt="o", capsize=3, color=_colour(name, order), label=label)
         else:
             ax.errorbar(at, values, yerr=[low, high], fmt="o", capsize=3, color=_colour(name, order), label=label)
-    for ref in panel.references:
-        style, colour = BASELINE_STYLE[ref.baseline]
-        label = None if ref.baseline in labelled else BASELINE_LABEL[ref.baseline]
-        labelled.add(ref.baseline)
-        x = positions[ref.x]
-        ax.hlines(ref.value, x - 0.42, x + 0.42, linestyles=style, colors=colour, linewidth=1.4, label=label)
+    for group in coinciding(panel.references):
+        x = positions[group[0].x]
+        for (start, end), ref in zip(segments(x - SLOT, x + SLOT, len(group)), group, strict=True):
+            style, colour = BASELINE_STYLE[ref.baseline]
+            label = None if ref.baseline in labelled else BASELINE_LABEL[ref.baseline]
+            labelled.add(ref.baseline)
+            ax.hlines(ref.value, start, end, linestyles=style, colors=colour, linewidth=1.4, label=label)
+        if len(group) > 1 and not spec.horizontal:  # side by side on one level: say which are equal
+            names = " = ".join(BASELINE_LABEL[ref.baseline] for ref in group)
+            above = group[0].value < 0.9
+            ax.annotate(
+                f"{names} {group[0].value:.2f}",
+                (x, group[0].value),
+                xytext=(0, 3 if above else -3),
+                textcoords="offset points",
+                ha="center",
+                va="bottom" if above else "top",
+                fontsize=7,
+                color="#333333",
+            )
     ticks = [positions[x] for x in panel.x]
     if spec.horizontal:
         ax.axvline(0.0, color="#999999", linewidth=1)
@@ -234,7 +275,8 @@ def draw(spec: FigureSpec) -> Figure:
         labelled: set[str] = set()
         for ax, panel in zip(axes, spec.panels, strict=True):
             _draw_panel(ax, panel, spec, order, labelled)
-        axes[0].legend(fontsize=8, loc="best")
+        # The key beside the panels, never over a point or a reference line.
+        figure.legend(fontsize=8, loc="outside right upper")
         title = spec.title if not spec.notice else f"{SYNTHETIC_TITLE}\n{spec.title}"
         figure.suptitle(title, color="#96001e" if spec.notice else "black")
         return figure

@@ -208,6 +208,7 @@ CSV_COLUMNS = (
     "includes_baseline",
     *(key for key, _ in BASELINES),
     "tau",
+    "ambiguous",
     "dataset_version",
     "manifest_sha256",
     "template_sha256",
@@ -243,6 +244,7 @@ def to_csv(table: ResultsTable) -> str:
                 "includes_baseline": h.includes_baseline,
                 **{key: h.baselines.get(key) for key, _ in BASELINES},
                 "tau": h.tau,
+                "ambiguous": h.ambiguous,  # free form: answers naming several actions (failures)
                 "dataset_version": gate.get("dataset_version"),
                 "manifest_sha256": (gate.get("manifest_sha256") or {}).get(h.config),
                 "template_sha256": (gate.get("template_sha256") or {}).get(h.condition),

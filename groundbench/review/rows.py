@@ -140,11 +140,11 @@ def parse_where(term: str) -> Where:
     if "=" in term:
         key, value = term.split("=", 1)
         if key not in WHERE_KEYS:
-            raise GroundBenchError("--where", key, f"unknown key; expected one of {sorted(WHERE_KEYS)}")
+            raise unknown_name("--where", "key", key, sorted(WHERE_KEYS))
         if key == "tag" and value not in EXCLUSION_TAGS:
-            raise GroundBenchError("--where", "tag", f"unknown exclusion tag {value!r}; expected {EXCLUSION_TAGS}")
+            raise unknown_name("--where", "exclusion tag", value, EXCLUSION_TAGS)
         if key == "flag" and value not in FLAGS:
-            raise GroundBenchError("--where", "flag", f"unknown flag {value!r}; expected {FLAGS}")
+            raise unknown_name("--where", "flag", value, FLAGS)
         return Where(key, value)
     if term in WHERE_WORDS:
         return Where(term, "")
@@ -152,12 +152,8 @@ def parse_where(term: str) -> Where:
         return Where("tag", term)
     if term in FLAGS:
         return Where("flag", term)
-    raise GroundBenchError(
-        "--where",
-        term,
-        f"expected an exclusion tag {EXCLUSION_TAGS}, a flag {FLAGS}, one of {WHERE_WORDS}, "
-        f"or key=value with key in {sorted(WHERE_KEYS)}",
-    )
+    also = f"; or KEY=VALUE, KEY one of {', '.join(sorted(WHERE_KEYS))}"
+    raise unknown_name("--where", "term", term, list(dict.fromkeys([*WHERE_WORDS, *EXCLUSION_TAGS, *FLAGS])), also)
 
 
 def select(rows: Iterator[dict[str, Any]], where: Sequence[Where]) -> Iterator[dict[str, Any]]:

@@ -21,6 +21,7 @@ CAPTION_LINES = 3
 LINE = 15
 FONT_SIZE = 12
 MAX_TAGGED_PARTS = 12  # more parts than this: numbers would only clutter a thumbnail
+SUITE = "suite"  # the stratum of the GUI suites (schemas/vocab.py STRATA)
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,20 @@ def thumbnail_tags(parts: int) -> str:
     return "number" if parts <= MAX_TAGGED_PARTS else "none"
 
 
+def thumbnail_view(record: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """(the row as a thumbnail draws it, its tags). A GUI suite row: its target alone, untagged (on a screenshot
+    at thumbnail size, the neighbours' boxes and numbers pile up over the target; the preview and the
+    gallery's detail view draw them). Any other row: every part, numbered up to ``MAX_TAGGED_PARTS``."""
+    parts = record.get("parts") or []
+    if record.get("stratum") == SUITE:
+        target = record.get("target_part_id")
+        return {**record, "parts": [p for p in parts if p.get("part_id") == target]}, "none"
+    return record, thumbnail_tags(len(parts))
+
+
 def thumbnail(record: dict[str, Any], side: int, base: Image.Image | None = None) -> Image.Image:
-    return overlay(record, side, tags=thumbnail_tags(len(record.get("parts") or [])), base=base)
+    shown, tags = thumbnail_view(record)
+    return overlay(shown, side, tags=tags, base=base)
 
 
 def caption_font(size: int = FONT_SIZE) -> ImageFont.FreeTypeFont:

@@ -31,7 +31,7 @@ from groundbench.core.atomic import atomic_dir, write_text
 from groundbench.core.manifests import file_record, read_manifest, row_digests, sha256_bytes, write_config_manifest
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, open_shard, shard_files
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.schemas.rules import check_arrow_schema, validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.stages.options import console, params, root
@@ -240,7 +240,7 @@ def interim_folder(config: str) -> str:
 
     info = BY_NAME.get(config)
     if info is None:
-        raise GroundBenchError("dvc.yaml", "config", f"unknown config {config!r}; expected one of {sorted(BY_NAME)}")
+        raise unknown_name("dvc.yaml", "config", config, sorted(BY_NAME))
     return info.interim_folder
 
 

@@ -1,27 +1,29 @@
-"""What every stage command shares: its sub-parser from the stage module, and the run around it.
+"""What every stage command shares: its parser, and the run around it.
 
-A stage module (``groundbench/stages/<command>.py``) defines ``NAME``, ``HELP`` and ``run(args) -> int``, and
-where it needs them: ``PARENTS`` (shared option groups, ``options.py``; default none), ``add_arguments(parser)``
-(default none), ``plugins(args)`` (the "module:function" references it loads for these arguments:
-``groundbench dvc-deps`` follows exactly those; default none), ``folders(args)`` (the source folders it
-loads: default its ``--folder`` when it has the option and was given one, else every folder) and
-``locks(args)`` (the outputs it writes, one run each at a time; default ``[NAME]``)."""
+A stage module (``groundbench/stages/<command>.py``) is a command (``groundbench/commands/protocol.py`` says
+what a command's module holds; the table's ``STAGES`` lists them) that may also define ``plugins(args)`` (the
+"module:function" references it loads for these arguments: ``groundbench dvc-deps`` follows exactly those;
+default none), ``folders(args)`` (the source folders it loads: default its ``--folder`` when it has the option
+and was given one, else every folder) and ``locks(args)`` (the outputs it writes, one run each at a time;
+default ``[NAME]``)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 from types import ModuleType
-from typing import Any
+
+from groundbench.commands import STAGES
+from groundbench.commands.protocol import add_command
+from groundbench.stages.options import add_global_options
 
 
-def add_stage(sub: Any, module: ModuleType) -> argparse.ArgumentParser:
-    """The stage's sub-command under ``sub`` (an argparse sub-parsers action)."""
-    parser: argparse.ArgumentParser = sub.add_parser(
-        module.NAME, help=module.HELP, description=module.HELP, parents=list(getattr(module, "PARENTS", ()))
-    )
-    if hasattr(module, "add_arguments"):
-        module.add_arguments(parser)
-    parser.set_defaults(stage=module)
+def stage_parser(name: str) -> argparse.ArgumentParser:
+    """A parser holding the global options and the one stage ``name`` (its module the only command loaded)."""
+    parser = argparse.ArgumentParser(prog="groundbench")
+    add_global_options(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_command(sub, importlib.import_module(STAGES[name]))
     return parser
 
 

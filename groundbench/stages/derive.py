@@ -14,11 +14,9 @@ if TYPE_CHECKING:
     from groundbench.core.params import Params
 
 NAME = "derive"
-HELP = (
-    "Build a re-ask config from the converted GAPartNet rows: counterfactual (every curated row re-asked "
-    "about each non-target part) or contrast (every object mined for parts with different actions; raw "
-    "objects rendered clean; failing rows kept, tagged, excluded). Prints the frozen pool's size."
-)
+HELP = """Build a re-ask config from the converted GAPartNet rows: counterfactual (every curated row re-asked about
+each non-target part) or contrast (every object mined for parts with different actions; raw objects rendered clean;
+failing rows kept, tagged, excluded). Prints the frozen pool's size."""
 PARENTS = (QUIET, ENGINE, FOLDER)
 
 

@@ -10,10 +10,8 @@ from groundbench.stages.options import FOLDER, FORCE, QUIET, console, params, ro
 from groundbench.stages.unused_sample import skip_unused_sample
 
 NAME = "generate-gui"
-HELP = (
-    "Generate the deterministic GUI suites (Sheets, Text; every frame in params sample.gui.frames) in "
-    "PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/."
-)
+HELP = """Generate the deterministic GUI suites (Sheets, Text; every frame in params sample.gui.frames) in
+PointerBench's format, plus ScreenSpot / ScreenSpot-v2 / ScreenSpot-Pro files, under <sample.root>/gui/."""
 PARENTS = (FORCE, QUIET, FOLDER)
 
 

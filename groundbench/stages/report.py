@@ -12,11 +12,8 @@ if TYPE_CHECKING:
     from groundbench.core.params import Params
 
 NAME = "report"
-HELP = (
-    "Write the static audit gallery data/report/ (open data/report/index.html): per config, pages of "
-    "thumbnails drawn over the image store's files, with filters and a view of every row, plus distribution "
-    "plots (PNG and SVG)."
-)
+HELP = """Write the static audit gallery data/report/ (open data/report/index.html): per config, pages of thumbnails
+drawn over the image store's files, with filters and a view of every row, plus distribution plots (PNG and SVG)."""
 PARENTS = (QUIET,)
 
 

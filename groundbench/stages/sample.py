@@ -10,10 +10,8 @@ from groundbench.stages.options import ENGINE, FOLDER, FORCE, console, params, r
 from groundbench.stages.unused_sample import skip_unused_sample
 
 NAME = "sample"
-HELP = (
-    "Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml "
-    "points the source at a folder or null: nothing reads the sample then)."
-)
+HELP = """Write the embedded sample of a source, in its real on-disk format (only a marker file when params.yaml
+points the source at a folder or null: nothing reads the sample then)."""
 PARENTS = (FORCE, ENGINE, FOLDER)
 
 

@@ -7,7 +7,8 @@ and the project modules it can import are followed statically (every ``import``,
 function, is counted: a lazy import may run; one under ``if TYPE_CHECKING:`` never runs and is not).
 The package data those modules ship (templates, CSS, YAML, declared in ``pyproject.toml``) counts too.
 
-A stage command runs ``groundbench/entry.py``, which imports only that stage's module (``entry.STAGES``).
+A stage command runs ``groundbench/entry.py``, which imports only that stage's module (the command table's
+``STAGES``, ``groundbench/commands/__init__.py``).
 Code a stage loads by a "module:function" string (a converter, a sample writer: ``core/plugins.py``) is
 followed exactly as the stage declares it for the command's arguments (``plugins(args)`` of the stage
 module), so a convert stage depends on its own source's converter and on no other. The source folders'
@@ -227,8 +228,8 @@ def _function_imports(tree: ast.Module, module: str, names: Iterable[str]) -> se
             continue
         seen.add(name)
         found |= imported_names(functions[name], module, False)
-        # Only calls are followed: ``entry.main`` runs a stage through ``run_stage``; the user commands'
-        # module it imports by name for other commands is no stage's code.
+        # Only calls are followed: ``entry.main`` runs a stage through ``run_stage``; the whole command line it
+        # imports by name for other commands is no stage's code.
         todo.extend(
             n.func.id for n in _walk(functions[name]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         )
@@ -237,7 +238,8 @@ def _function_imports(tree: ast.Module, module: str, names: Iterable[str]) -> se
 
 def command_entry(command: str) -> tuple[str, argparse.Namespace]:
     """The stage module a command runs and its parsed arguments (its own parser: it cannot be mapped wrong)."""
-    from groundbench.entry import STAGES, command_name, stage_parser
+    from groundbench.commands import STAGES, command_name
+    from groundbench.stages.command import stage_parser
 
     argv = shlex.split(command)
     # bin/groundbench runs the checkout's .venv (or PATH's) groundbench with the same arguments.
@@ -254,7 +256,7 @@ def command_plugins(command: str) -> list[str]:
     _, args = command_entry(command)
     from groundbench.stages.command import stage_plugins
 
-    return stage_plugins(args.stage, args)
+    return stage_plugins(args.command_module, args)
 
 
 def command_folders(command: str) -> tuple[str, ...] | None:
@@ -262,7 +264,7 @@ def command_folders(command: str) -> tuple[str, ...] | None:
     _, args = command_entry(command)
     from groundbench.stages.command import stage_folders
 
-    return stage_folders(args.stage, args)
+    return stage_folders(args.command_module, args)
 
 
 def command_modules(closure: Closure, command: str) -> set[str]:
@@ -272,8 +274,8 @@ def command_modules(closure: Closure, command: str) -> set[str]:
 
     module, _ = command_entry(command)
     tree = closure.tree(ENTRY_MODULE)
-    # The entry module is loaded, but only its top level and the stage path run (it imports the user
-    # commands' module by name, for other commands), so it is not followed like the other modules.
+    # The entry module is loaded, but only its top level and the stage path run (it imports the whole command
+    # line by name, for other commands), so it is not followed like the other modules.
     start = _module_level_imports(tree, ENTRY_MODULE) | _function_imports(tree, ENTRY_MODULE, ["main"])
     plugins = {split_ref(ref)[0] for ref in command_plugins(command)}
     found = closure.of(start | {module} | plugins, loaded=[ENTRY_MODULE])

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.scoring.formats import providers, resize, syntax
+from groundbench.scoring.formats import providers, resize, syntax, uitars
 from groundbench.scoring.formats.syntax import Found
 
 DEFAULT = "groundbench"
@@ -145,10 +145,11 @@ FAMILIES: dict[str, Family] = {
         ),
         Family(
             "qwen2.5-vl",
-            '<tool_call>{"name": ..., "arguments": {"coordinate": [x, y]}}</tool_call>, a bare [x, y], or '
+            '<tool_call>{"name": ..., "arguments": {"coordinate": [x, y]}}</tool_call>, a bare [x, y] or (x, y), or '
             '{"point_2d": [x, y]} / {"bbox_2d": [...]}',
             "pixels of the smart_resize frame",
-            f"{QWEN_COOKBOOK}; {SSPRO}/qwen2_5vl.py",
+            f"{QWEN_COOKBOOK}; {SSPRO}/qwen2_5vl.py; "
+            "https://github.com/Han1018/ScreenSpot-Pro-GUI-Grounding/blob/main/models/zonui.py",
             _fixed(syntax.qwen_answer),
             _smart,
             SMART_PARAMS,
@@ -183,7 +184,7 @@ FAMILIES: dict[str, Family] = {
             "1.5: pixels of the smart_resize frame; 1.0: a 0-1000 grid",
             "https://github.com/bytedance/UI-TARS/blob/main/codes/ui_tars/action_parser.py; "
             "https://github.com/bytedance/UI-TARS/blob/main/README_coordinates.md",
-            _fixed(syntax.uitars_answer),
+            _fixed(uitars.uitars_answer),
             _uitars,
             UITARS_PARAMS,
         ),

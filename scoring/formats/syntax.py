@@ -100,14 +100,23 @@ def _whole_json(text: str) -> Any:
         return None
 
 
+def _literal(text: str) -> Any:
+    """The whole response as a Python literal (``ast.literal_eval``, which evaluates nothing), or None."""
+    try:
+        return ast.literal_eval(text.strip())
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return None
+
+
 def qwen_answer(text: str) -> Found | None:
     """Qwen2.5-VL / Qwen3-VL: the tool call (as the official adapter reads it), else the whole response as a
-    bare list ``[x, y]`` (or four numbers), else the whole response as Qwen's grounding JSON object."""
+    bare ``[x, y]`` (or four numbers) read as ZonUI's ScreenSpot-Pro adapter (``models/zonui.py``) reads it, with
+    ``ast.literal_eval``, so ``(x, y)`` and ``x, y`` count too; else Qwen's grounding JSON object."""
     found = qwen_tool_call(text)
     if found is not None:
         return found
-    value = _whole_json(text)
-    return (_numbers(value) if isinstance(value, list) else None) or _qwen_object(value)
+    value = _literal(text)
+    return (_numbers(list(value)) if isinstance(value, list | tuple) else None) or _qwen_object(_whole_json(text))
 
 
 # --- Qwen2-VL, OS-Atlas (box tokens on 0-1000) ----------------------------------------------------------
@@ -154,51 +163,6 @@ def osatlas_answer(text: str) -> Found | None:
         return None
     x, y = found.centre
     return Found((x, y)) if 0 < x < 1 and 0 < y < 1 else None
-
-
-# --- UI-TARS ------------------------------------------------------------------------------------------
-
-_POINT_TAG = re.compile(r"<point>(\d+)\s+(\d+)</point>")
-
-
-def _call(action: str) -> dict[str, Any] | None:
-    """``ui_tars.action_parser.parse_action``: one Python call expression; its keyword constants."""
-    try:
-        node = ast.parse(action, mode="eval")
-    except (SyntaxError, ValueError):
-        return None
-    call = node.body
-    if not isinstance(call, ast.Call):
-        return None
-    return {str(kw.arg): kw.value.value if isinstance(kw.value, ast.Constant) else None for kw in call.keywords}
-
-
-def uitars_answer(text: str) -> Found | None:
-    """``ui_tars.action_parser.parse_action_to_structure_output`` (bytedance/UI-TARS ``codes/ui_tars``): ``<point>x
-    y</point>`` becomes ``(x,y)`` and ``point=`` becomes ``start_box=``; ``Action:`` is required; the text after the
-    last ``Action: `` is split into actions at ``)\\n\\n``, each parsed as a call (one unparsable action fails the
-    answer); the first action's ``start_box`` is its numbers with the parentheses removed, split at commas."""
-    text = text.strip()
-    if "<point>" in text:
-        text = _POINT_TAG.sub(lambda m: f"({m.group(1)},{m.group(2)})", text.replace("[EOS]", "")).strip()
-    text = text.replace("start_point=", "start_box=").replace("end_point=", "end_box=").replace("point=", "start_box=")
-    if "Action:" not in text:
-        return None
-    actions = []
-    for piece in text.split("Action: ")[-1].split(")\n\n"):
-        piece = piece.strip() if piece.strip().endswith(")") else piece.strip() + ")"
-        call = _call(piece.replace("\n", "\\n").lstrip())
-        if call is None:
-            return None
-        actions.append(call)
-    box = actions[0].get("start_box") if actions else None
-    if not isinstance(box, str) or not box:
-        return None
-    try:
-        numbers = tuple(float(n) for n in box.lstrip().replace("(", "").replace(")", "").split(","))
-    except ValueError:
-        return None
-    return Found(numbers) if len(numbers) in (2, 4) and all(math.isfinite(n) for n in numbers) else None
 
 
 # --- UGround-V1, AGUVIS, ShowUI, SeeClick ---------------------------------------------------------------

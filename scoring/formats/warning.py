@@ -1,7 +1,7 @@
 """One warning line when the headline looks like answers read in the wrong frame (never a correction).
 
 Over each model's strict answers with a point (a box counts by its centre), in the row's pixels as the
-declared format mapped them:
+declared format mapped them (one point for every row is a constant answer, which shows no frame):
 
 - nearly all inside the top-left 1 x 1 pixel: 0-1 fractions read as pixels (``norm1``);
 - nearly all inside the top-left 1000 x 1000 of frames mostly larger than it: a 0-1000 grid read as pixels
@@ -25,6 +25,8 @@ EDGE = 0.01  # the band along an edge, as a share of the side
 
 def _suggestion(points: Sequence[tuple[float, float, int, int]]) -> tuple[str, str] | None:
     n = len(points)
+    if len({(x, y) for x, y, _, _ in points}) == 1:  # one point for every row (the mock's [0, 0]): no frame shows
+        return None
     unit = sum(x <= 1 and y <= 1 for x, y, _, _ in points)
     if unit >= SHARE * n:
         return "norm1", "nearly every point lies inside the top-left 1 x 1 pixel"

@@ -8,7 +8,11 @@ A profile is named like its answer format and takes the same spec (``qwen2.5-vl:
   family's frame (pixels of the image sent, a 0-1000 grid, or 0-1 fractions);
 - the image is resized on our side where the family's processor would (Qwen's ``smart_resize``), so the
   frame the model answers in is known and recorded;
-- the answer format is set (``scoring.formats``).
+- the answer format is set (``scoring.formats``);
+- a request option the family's adapter relies on is sent with every request (``request_body``): Qwen2-VL and
+  OS-Atlas answer in box tokens (``<|box_start|>...``), which OpenAI-compatible servers such as vLLM drop from
+  the text by default, so their profiles ask for ``skip_special_tokens: false``, as ScreenSpot-Pro's OS-Atlas
+  vLLM adapter does.
 
 Prompts of a profile carry their own ``template_sha256`` (``template_hash``), so ``score`` gates them too.
 """
@@ -47,6 +51,7 @@ class Style:
     frame: str
     resized: bool = False  # the image is sent in the format's (smart_resize) frame
     stated_size: Size | None = None  # the resolution the system text states, when fixed (Qwen3-VL: 1000x1000)
+    keeps_special_tokens: bool = False  # the answer's syntax is special tokens the server must not strip
 
 
 STYLES: dict[str, Style] = {
@@ -56,8 +61,8 @@ STYLES: dict[str, Style] = {
     "norm1000": Style("norm1000_gui", None, GRID_1000),
     "qwen2.5-vl": Style("instruction", QWEN_SYSTEM, PIXELS, resized=True),
     "qwen3-vl": Style("instruction", QWEN_SYSTEM, GRID_1000, stated_size=(1000, 1000)),
-    "qwen2-vl": Style("qwen2-vl_gui", None, GRID_1000),
-    "os-atlas": Style("os-atlas_gui", None, GRID_1000),
+    "qwen2-vl": Style("qwen2-vl_gui", None, GRID_1000, keeps_special_tokens=True),
+    "os-atlas": Style("os-atlas_gui", None, GRID_1000, keeps_special_tokens=True),
     "ui-tars": Style("ui-tars_gui", None, PIXELS, resized=True),
     "uground": Style("uground_gui", None, GRID_1000),
     "aguvis": Style("aguvis_gui", "aguvis_system", GRID_1),
@@ -96,6 +101,11 @@ class Profile:
     @property
     def is_default(self) -> bool:
         return self.name == DEFAULT
+
+    @property
+    def request_body(self) -> dict[str, Any]:
+        """Extra fields of every chat-completions request (an OpenAI-compatible server's own options)."""
+        return {"skip_special_tokens": False} if self.style.keeps_special_tokens else {}
 
     def sent_size(self, width: int, height: int) -> Size:
         """The size the image is sent at: the format's frame where the family's processor resizes."""
@@ -151,6 +161,7 @@ class Profile:
             "answer_format": self.format.spec,
             "frame": self.style.frame,
             "resized": self.style.resized,
+            "request_body": self.request_body,
         }
 
 

@@ -73,6 +73,15 @@ def test_default_outputs_go_to_the_project_not_the_subfolder(project: Path) -> N
     evaluated = groundbench(project / "docs", *command)
     assert evaluated.returncode == 0, evaluated.stderr
     assert (project / "build" / "eval" / "scores.json").is_file()
+    sheet = groundbench(project / "docs", "sheet", "curated_umd", "--quiet")
+    assert sheet.returncode == 0, sheet.stderr
+    assert (project / "build" / "sheets" / "curated_umd" / "page-001.png").is_file()
+    plotted = groundbench(project / "docs", "plot", str(project / "build" / "eval"))
+    assert plotted.returncode == 0, plotted.stderr
+    assert (project / "build" / "plots" / "plots.json").is_file()
+    for command in (("table", "../build/eval"), ("compare", *["../build/eval/predictions.jsonl"] * 2)):
+        inside = groundbench(project / "docs", *command)  # the folder scored on: the project's, as with --root
+        assert inside.returncode == 0 and "curated_umd" in inside.stdout, inside.stderr
     assert not (project / "docs" / "build").exists()
 
 
@@ -162,6 +171,107 @@ def test_a_misspelt_config_is_worded_one_way(command: tuple[str, ...], folder: P
     line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
     expected = f"error: {folder}: config: unknown config 'curatd_umd'; did you mean 'curated_umd'? "
     assert line == expected + "(configs: bulk_umd, curated_umd)"  # never `baselines`: no rows to ask
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("requests", "baselines", "--condition", "part_named"),
+        ("eval", "baselines", "--condition", "part_named", "--model", "mockllm/model", "--out", "run"),
+        ("score", "--sanity", "baselines"),
+        ("score", "p.jsonl", "--config", "baselines"),
+        ("preview", "baselines"),
+        ("sheet", "baselines", "--out", "run"),
+    ],
+    ids=["requests", "eval", "score --sanity", "score --config", "preview", "sheet"],
+)
+def test_baselines_is_no_config_of_rows_anywhere(command: tuple[str, ...], folder: Path, tmp_path: Path) -> None:
+    """The baselines config holds aggregates: every command that reads rows refuses it as it refuses a name
+    it does not know (it crashed preview and score --config, and drew empty contact sheets)."""
+    (tmp_path / "p.jsonl").write_text("")
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    assert line == f"error: {folder}: config: unknown config 'baselines' (configs: bulk_umd, curated_umd)"
+    assert not (tmp_path / "run").exists()
+
+
+UMD_CONDITIONS = (
+    "image_only, object_named, part_named, localization_only, localization_shown, mechanics_shown, part_named_free_form"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("requests", "curated_umd", "--condition", "gui"),
+        ("eval", "curated_umd", "--condition", "gui", "--model", "mockllm/model", "--out", "run"),
+    ],
+    ids=["requests", "eval"],
+)
+def test_a_condition_no_row_is_valid_under_names_the_valid_ones(
+    command: tuple[str, ...], folder: Path, tmp_path: Path
+) -> None:
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    assert line == (
+        "error: curated_umd: condition: no row of curated_umd is valid under gui "
+        f"(its rows are valid under {UMD_CONDITIONS}; see groundbench list)"
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_eval_with_no_valid_pair_at_all_says_so_in_one_line(folder: Path, tmp_path: Path) -> None:
+    command = ("eval", "curated_umd", "bulk_umd", "--condition", "gui", "--model", "mockllm/model", "--out", "run")
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    assert line == (
+        f"error: {folder}: condition: no row of any (config, condition) asked is valid: curated_umd / gui, "
+        "bulk_umd / gui (see groundbench list)"
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_pipeline_stage_words_an_unknown_config_the_same_way(project: Path) -> None:
+    line = one_error(groundbench(project, "bake", "curatd_umd"))
+    assert re.fullmatch(
+        r"error: dvc\.yaml: config: unknown config 'curatd_umd'; did you mean 'curated_umd'\? \(configs: \S+(, \S+)*\)",
+        line,
+    ), line
+
+
+@pytest.mark.parametrize(
+    ("term", "expected"),
+    [
+        ("clas=handle", "key: unknown key 'clas'; did you mean 'class'? (keys: action, answer_type, class, "),
+        ("flag=box_clampd", "flag: unknown flag 'box_clampd'; did you mean 'box_clamped'? (flags: "),
+        (
+            "tag=no_rendr",
+            "exclusion tag: unknown exclusion tag 'no_rendr'; did you mean 'no_render'? (exclusion tags: ",
+        ),
+        ("exclued", "term: unknown term 'exclued'; did you mean 'excluded'? (terms: excluded, included, reask, "),
+    ],
+    ids=["key", "flag", "tag", "term"],
+)
+def test_an_unknown_where_term_is_worded_the_same_way(term: str, expected: str, folder: Path, tmp_path: Path) -> None:
+    line = one_error(groundbench(tmp_path, "preview", "curated_umd", "--where", term, "--data", str(folder)))
+    assert line.startswith(f"error: --where: {expected}"), line
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        (("requests", "curated_umd", "--condition", "part_named", "--profile", "qwen25-vl"), "profile"),
+        (("eval", "curated_umd", "--condition", "part_named", "--model", "mockllm/model", "--profile", "qwen25-vl",
+          "--out", "run"), "profile"),
+        (("score", "p.jsonl", "--answer-format", "qwen25-vl"), "answer format"),
+    ],
+    ids=["requests --profile", "eval --profile", "score --answer-format"],
+)  # fmt: skip
+def test_a_misspelt_profile_or_format_is_worded_one_way(
+    command: tuple[str, ...], kind: str, folder: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "p.jsonl").write_text("")
+    line = one_error(groundbench(tmp_path, *command, "--data", str(folder)))
+    expected = f"error: command line: {kind}: unknown {kind} 'qwen25-vl'; did you mean 'qwen2.5-vl'? ({kind}s: "
+    assert line == expected + ", ".join(names()) + ")"
     assert not (tmp_path / "run").exists()
 
 

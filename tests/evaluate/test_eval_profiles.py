@@ -157,6 +157,8 @@ def test_profiles_lists_every_profile_with_its_prompt_and_frame(
     for name, fmt in (("qwen2.5-vl", "pixels (resized"), ("uground", "0-1000 (sent"), ("aguvis", "0-1 (sent")):
         assert f"{name}: answer format {name}; frame {fmt}" in text
     assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
+    # The box-token families ask the server to keep their special tokens; the others add nothing to a request.
+    assert text.count('request body: {"skip_special_tokens": false}') == 2
 
 
 def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path, published_sample: Path) -> None:
@@ -170,3 +172,76 @@ def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path, publ
     assert (tmp_path / "run" / "predictions.jsonl").read_text() == first
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["profile"] == "qwen2.5-vl"
+
+
+def test_eval_with_the_os_atlas_profile_keeps_the_box_tokens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
+) -> None:
+    """OS-Atlas answers in box tokens, which an OpenAI-compatible server strips unless asked not to: the profile
+    asks (``skip_special_tokens: false``, as ScreenSpot-Pro's OS-Atlas vLLM adapter does), and the answers are
+    counted as its osatlas7b.py adapter counts them (the first box, every coordinate inside (0, 1000), its centre)."""
+    folder = frame_folder(tmp_path / "data", SIZES[:6], published_sample)
+    rows = sorted(read_config(folder, CONFIG), key=lambda r: r["example_id"])
+    kinds = ("hit", "edge", "repeated tokens")
+
+    def box_tokens(row: dict[str, Any], kind: str) -> str:
+        if kind == "repeated tokens":
+            return "<|box_start|>" * 40 + "<|box_end|>"
+        x0, y0, x1, y1 = target_box(row)
+        w, h = row["width"], row["height"]
+        box = [-(-x0 * 1000 // w), -(-y0 * 1000 // h), x1 * 1000 // w, y1 * 1000 // h]  # inside the target
+        if kind == "edge":
+            box[0] = 0  # a coordinate on the grid's edge: the adapter keeps only boxes inside (0, 1000)
+        return "<|object_ref_start|>the target<|object_ref_end|><|box_start|>({},{}),({},{})<|box_end|>".format(
+            *(int(v) for v in box)
+        )
+
+    replies: dict[str, str] = {}
+
+    def reply(asked: Asked) -> str:
+        assert asked.body.get("skip_special_tokens") is False
+        sent = asked.image_size
+        (row,) = [r for r in rows if f'"{r["instruction"]}"' in asked.prompt and sent == (r["width"], r["height"])]
+        replies[row["example_id"]] = box_tokens(row, kinds[rows.index(row) % len(kinds)])
+        return replies[row["example_id"]]
+
+    out = tmp_path / "run"
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        command = ["eval", CONFIG, "--condition", "gui", "--model", "openai-api/stub/stub-vlm", "--data", str(folder)]
+        command += ["--profile", "os-atlas", "--out", str(out), "--display", "none", "--max-connections", "1"]
+        assert main(command) == 0
+    assert len(stub.asked) == len(rows)
+    report = json.loads((out / "scores.json").read_text())
+    headline = next(m for m in report["metrics"] if m["metric"] == "gui_success" and m["config"] == CONFIG)
+    hits = sum(kinds[i % len(kinds)] == "hit" for i in range(len(rows)))
+    assert (headline["count"], headline["n"], headline["answer_format"]) == (hits, len(rows), "os-atlas")
+    strict = next(m for m in report["metrics"] if m["metric"] == "strict_parse_rate")
+    assert strict["count"] == hits  # the edge box and the repeated tokens are the adapter's wrong_format
+
+    requests = tmp_path / "requests.jsonl"
+    assert run_cli(tmp_path, "requests", CONFIG, "--condition", "gui", "--data", str(folder), "--profile", "os-atlas",
+                   "--out", str(requests)) == 0  # fmt: skip
+    lines = [json.loads(t) for t in requests.read_text().splitlines()]
+    assert lines and all(line["request_body"] == {"skip_special_tokens": False} for line in lines)
+
+
+def test_the_uground_prompt_is_its_serve_scripts_text() -> None:
+    """UGround-V1's reported scores come from grounding/uground_qwen2vl_serve.py, whose prompt keeps a blank line
+    after the task, around the description and before ``Answer:`` (its leading newline aside, word for word)."""
+    from groundbench.scoring.profiles import parse_profile
+
+    row = {"instruction": "the search box", "width": 1920, "height": 1080, "parts": []}
+    system, text = parse_profile("uground").prompt(row, "gui")
+    assert system is None
+    assert text == (
+        "Your task is to help the user identify the precise coordinates (x, y) of a specific area/element/object on "
+        "the screen based on a description.\n\n"
+        "- Your response should aim to point to the center or a representative point within the described "
+        "area/element/object as accurately as possible.\n"
+        "- If the description is unclear or ambiguous, infer the most relevant area or element based on its likely "
+        "context or purpose.\n"
+        "- Your answer should be a single string (x, y) corresponding to the point of the interest.\n\n"
+        "Description: the search box\n\nAnswer:"
+    )

@@ -380,6 +380,7 @@ def test_rows_the_endpoint_keeps_failing_are_asked_again_and_only_they(
         line = error_line(failed)
         assert failed.returncode == 2 and f"2 of {len(every)} rows are still unanswered" in line
         assert "run the same command again to ask only those" in line
+        assert "; first error: " in line and "500" in line  # the cause comes first, not only where the logs are
         assert {a.prompt for a in stub.failed} == doomed and len(stub.failed) == 4  # each tried, then retried once
         assert not (out / "predictions.jsonl").exists() and not (out / "scores.json").exists()
         stub.failing = None  # the endpoint recovers

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -37,6 +36,7 @@ from tests.support.fetch_sources import (
     screenspot_v2_files,
     umd_tarball,
 )
+from tests.support.hubstub import hub_env
 from tests.support.loopback import FileServer, HubRepos
 
 
@@ -54,20 +54,6 @@ def root(tmp_path: Path) -> Path:
     (project / "data" / "audits").mkdir(parents=True)
     shutil.copy(REPO / "data" / "audits" / "curated_umd.yaml", project / "data" / "audits")
     return project
-
-
-def hub_env(endpoint: str, home: Path) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
-    env.update(
-        HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
-        HF_HUB_OFFLINE="0",
-        HF_HUB_DISABLE_XET="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-        HF_HOME=str(home),
-        NO_PROXY="127.0.0.1",
-        no_proxy="127.0.0.1",
-    )
-    return env
 
 
 def fetch_hub(root: Path, endpoint: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -15,7 +15,6 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, digests
-from tests.fetch.test_fetch import hub_env
 from tests.support.dvcrepo import TRACKED_OUTPUTS, dvc_env
 from tests.support.fetch_sources import (
     PB_COMMIT,
@@ -27,6 +26,7 @@ from tests.support.fetch_sources import (
     screenspot_v2_files,
     umd_tarball,
 )
+from tests.support.hubstub import hub_env
 from tests.support.loopback import FileServer, HubRepos
 
 pytestmark = pytest.mark.slow  # end to end: fetch from loopback servers, `dvc repro` on real-format sources

@@ -166,18 +166,9 @@ def test_each_row_carries_the_prompt_of_every_valid_condition(real_gui: Path, bu
 @pytest.fixture(scope="module")
 def built_umd(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     """The UMD sample read as `sample` in params.yaml: a synthetic build."""
-    from tests.conftest import build_all
+    from tests.conftest import build_all, sample_umd_project
 
-    root = tmp_path_factory.mktemp("sample_umd") / "project"
-    (root / "data/audits").mkdir(parents=True)
-    shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
-    params = yaml.safe_load((REPO / "params.yaml").read_text())
-    params["sources"].update(umd="sample", gapartnet=None)
-    params["sources"]["gui"] = dict.fromkeys(params["sources"]["gui"])
-    params["umd"]["workers"] = 1
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    shutil.copytree(umd_sample, root / params["sample"]["root"] / "umd")
+    root = sample_umd_project(tmp_path_factory.mktemp("sample_umd") / "project", umd_sample)
     build_all(root)
     return root
 
@@ -199,7 +190,8 @@ def test_a_sample_build_says_synthetic_first_and_cites_nothing_it_did_not_read(
     }
     capsys.readouterr()
     assert run_cli(built_umd, "summary") == 0
-    assert capsys.readouterr().out.lstrip().startswith("⚠ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK")  # one line
+    printed = capsys.readouterr()  # the notice: one line on stderr, as every command prints it (scoring/notice.py)
+    assert printed.err.startswith("⚠ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK") and "SYNTHETIC" not in printed.out
     croissant = json.loads((built_umd / FOLDER / "croissant.json").read_text())
     assert croissant["description"].startswith("SYNTHETIC SAMPLE BUILD")
 

@@ -90,7 +90,7 @@ def test_the_makefile_fetches_what_the_catalogue_calls_automatic() -> None:
 
 
 def test_the_cli_offers_the_registry_choices() -> None:
-    from groundbench.cli import build_parser
+    from groundbench.commands.parser import build_parser
 
     parser = build_parser()
     for argv in (["sample", name] for name in SAMPLES):

@@ -1,15 +1,18 @@
-"""The top-level packages import each other in one direction only: no cycle between them (a cycle means
-neither can be understood, tested or changed without the other). Counted statically over every import
+"""The top-level packages import each other in one direction only, and so do the modules: no cycle (a cycle
+means neither can be understood, tested or changed without the other). Counted statically over every import
 statement, module-level or inside a function; imports under ``if TYPE_CHECKING:`` never run and are not
-counted. ``groundbench/cli.py`` and ``groundbench/entry.py`` may import everything (they wire the packages
-together)."""
+counted. ``groundbench/cli.py``, ``groundbench/entry.py`` and the commands (``groundbench/commands/``) may
+import every package (they wire the packages together); the packages read of them only the command table and
+the command protocol, which import nothing of the project."""
 
 from __future__ import annotations
 
 import ast
 import copy
+import importlib
 from pathlib import Path
 
+from groundbench.commands import GROUPS, STAGES
 from groundbench.tools.dvcdeps import Closure, imported_names, load_layout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,12 +106,102 @@ def _imports(module: str) -> set[str]:
 
 
 def test_the_former_module_circles_are_broken() -> None:
-    """cli <-> dvcdeps (dvc-deps read the stages through the CLI's parser) and parallel <-> dask_engine
-    (the Dask engine reused the pool's helpers): each pair now imports in one direction only."""
-    assert "groundbench.tools.dvcdeps" in _imports("groundbench.cli")
-    assert "groundbench.cli" not in _imports("groundbench.tools.dvcdeps")
+    """cli -> dvcdeps -> entry -> cli (dvc-deps read the stages through the entry, which loads the CLI by name)
+    and parallel <-> dask_engine (the Dask engine reused the pool's helpers): each now one direction only."""
+    assert "groundbench.tools.dvcdeps" in _imports("groundbench.commands.dvc_deps")
+    assert not {
+        m for m in _imports("groundbench.tools.dvcdeps") if m.startswith(("groundbench.entry", "groundbench.cli"))
+    }
+    assert _imports("groundbench.cli") == {"groundbench", "groundbench.entry"}
     assert "groundbench.core.dask_engine" in _imports("groundbench.core.parallel")
     assert "groundbench.core.parallel" not in _imports("groundbench.core.dask_engine")
+
+
+# What loads the command table's modules by name (their names are data there, not import statements): the
+# whole command line every command's, a stage's parser its stage's.
+BY_TABLE = {
+    "groundbench.commands.parser": {module for _, table in GROUPS for module in table.values()},
+    "groundbench.stages.command": set(STAGES.values()),
+}
+
+
+def _by_name(tree: ast.AST) -> tuple[set[str], bool]:
+    """The modules ``tree`` loads with ``importlib.import_module("literal")``, and whether it loads any other."""
+    literal, computed = set(), False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module":
+            if node.args and isinstance(node.args[0], ast.Constant):
+                literal.add(node.args[0].value)
+            else:
+                computed = True
+    return literal, computed
+
+
+def module_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the project modules it imports: by statement, by a literal name, and the table's modules for
+    what loads them. A module's own packages are left out: Python has loaded them before it runs."""
+    layout = load_layout(root)
+    closure = Closure(root, layout)
+    graph: dict[str, set[str]] = {}
+    for module, path in layout.modules.items():
+        tree = _DropTypeChecking().visit(copy.deepcopy(closure.tree(module)))
+        names = imported_names(tree, module, path.name == "__init__.py")
+        literal, computed = _by_name(tree)
+        if computed and "groundbench.commands" in closure._project_modules(names):
+            assert module in BY_TABLE, f"{module} loads the command table's modules: add it to BY_TABLE"
+        targets = closure._project_modules(names | literal) | BY_TABLE.get(module, set())
+        graph[module] = {t for t in targets if t != module and not module.startswith(f"{t}.")}
+    return graph
+
+
+def module_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other round a circle (strongly connected, more than one)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while not group or group[-1] != node:
+                group.append(stack.pop())
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_modules() -> None:
+    assert module_cycles(module_graph(REPO)) == []
+
+
+def test_the_command_line_is_read_by_the_packages_only_through_its_table_and_protocol() -> None:
+    graph = module_graph(REPO)
+    read = {t for m, targets in graph.items() if _package(m) for t in targets if t.startswith("groundbench.commands")}
+    assert read == {"groundbench.commands", "groundbench.commands.protocol"}
+    assert graph["groundbench.commands"] == graph["groundbench.commands.protocol"] == set()
+    # The table names every command's module, and each module its own command.
+    for _, table in GROUPS:
+        for name, module in table.items():
+            assert name == importlib.import_module(module).NAME
+
+
+def test_a_module_cycle_is_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e"}}
+    assert module_cycles(graph) == [["a", "b", "c"]]
+    assert module_cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_a_cycle_is_found() -> None:

@@ -92,9 +92,12 @@ def test_every_readme_python_block_names_its_interpreter() -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p) for p in FILES])
 def test_no_page_claims_an_unmeasured_suite_size_or_time(path: Path) -> None:
-    """A count of tests and how long they took goes stale with the next test; no page states one."""
+    """A count of tests and how long they took, or how long one test file takes, goes stale with the next
+    test; no page states one."""
     text = markdown.text_of(path, REPO)
     assert not re.search(r"\b\d+ tests in \d", text), path
+    timed = re.search(r"test_\w+\.py`?\s*\([^)]*\b\d+(\.\d+)?\s*(s|sec|seconds?|min|minutes?)\b", text)
+    assert timed is None, f"{path}: {timed.group(0) if timed else ''}"
 
 
 def _venv() -> Path:

@@ -33,8 +33,8 @@ pytestmark = pytest.mark.slow  # builds a UMD + GUI project and runs inspect-ai
 
 UMD, GUI = "curated_umd", "gui_sheets"
 CONDITIONS = ("part_named", "part_named/text_only", "image_only")
-NOTICE = (
-    f"SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {GUI} were built from GroundBench's embedded samples; a score "
+NOTICE = (  # the terminal's one line (scoring/notice.py)
+    f"⚠ SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {GUI} were built from GroundBench's embedded samples; a score "
     "on them means nothing about a model (build from the real sources first)."
 )
 BASELINES = (

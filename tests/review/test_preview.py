@@ -59,6 +59,28 @@ def test_gui_rows_draw_target_and_neighbours() -> None:
     assert _left_edge_colour(row, "neighbour_1") == COLORS[OTHER]
 
 
+def test_a_gui_thumbnail_draws_the_target_alone() -> None:
+    """At thumbnail size a screenshot's neighbour boxes and their numbers piled up over the target: a GUI
+    row's thumbnail (contact sheet, teaser, gallery) draws its target alone, untagged; the detail keeps all."""
+    from PIL import ImageChops
+
+    from groundbench.review.report.rowdata import thumbnail_parts
+    from groundbench.review.sheet import thumbnail
+
+    row = _by_id("gui/sheets/0001")
+    alone = {**row, "parts": [p for p in row["parts"] if p["part_id"] == row["target_part_id"]]}
+    side = 240
+    drawn = thumbnail(row, side)
+    assert ImageChops.difference(drawn, overlay(alone, side, tags="none")).getbbox() is None
+    assert ImageChops.difference(drawn, overlay(row, side, tags="number")).getbbox() is not None  # neighbours
+    # The gallery's thumbnail (drawn by the page over the store's image) draws the same: the target, unnumbered;
+    # its row view draws every part (tests/review/test_report_browser.py).
+    parts, numbered = thumbnail_parts(row)
+    assert [p[0] for p in parts] == [row["parts"].index(alone["parts"][0]) + 1] and numbered == 0
+    cabinet = _by_id("gapartnet/curated/45135")  # an object's thumbnail: every part, numbered, as before
+    assert ImageChops.difference(thumbnail(cabinet, side), overlay(cabinet, side, tags="number")).getbbox() is None
+
+
 def test_preview_bytes_are_deterministic_png_without_metadata() -> None:
     for row in _rows():
         first, second = preview_png(row), preview_png(row)

@@ -19,8 +19,9 @@ from groundbench.core.shards import ShardWriter, read_table, shard_files
 from groundbench.loaders.prompts import build_prompt, build_prompts
 from groundbench.review.preview import DASHES, role_of
 from groundbench.review.report.build import ASSETS, build_report
+from groundbench.review.report.collect import RowSummary
 from groundbench.review.report.rowdata import DASH_STYLES, ROLES, thumbnail_parts
-from groundbench.review.rows import iter_rows
+from groundbench.review.rows import facets_of, iter_rows
 from groundbench.schemas.request_conditions import conditions_of
 from tests.conftest import dead_pid, digests, run_cli
 from tests.support.viz_records import build_umd_project, gallery_sources, gapartnet_rows, gui_rows, table
@@ -135,15 +136,16 @@ def test_build_prompts_is_build_prompt_of_each_condition(built: Path) -> None:
 
 
 def test_thumbnails_draw_every_part_by_role_and_quality_and_gui_ones_the_target_only() -> None:
-    """The index's thumbnail geometry is what preview.overlay draws; a GUI row (one with an instruction)
-    keeps only its target, whose many numbered neighbours pile up at thumbnail size (issue 34 item 11)."""
+    """The index's thumbnail geometry is what preview.overlay draws on a contact sheet's thumbnail
+    (sheet.thumbnail_view): a GUI suite row keeps only its target, unnumbered, whose many numbered
+    neighbours pile up at thumbnail size (issue 34 item 11)."""
     for record in table(gapartnet_rows() + gui_rows()).to_pylist():
-        drawn = thumbnail_parts(record)
+        drawn, numbered = thumbnail_parts(record)
         parts = record["parts"]
-        if record["instruction"]:
-            assert len(parts) == 3 and [d[0] for d in drawn] == [1]  # the GUI rows' target is the first part
+        if record["stratum"] == "suite":
+            assert len(parts) == 3 and [d[0] for d in drawn] == [1] and numbered == 0  # the target is part 1
         else:
-            assert [d[0] for d in drawn] == list(range(1, len(parts) + 1))
+            assert [d[0] for d in drawn] == list(range(1, len(parts) + 1)) and numbered == 1
         for number, role, dash, box, point in drawn:
             part = parts[number - 1]
             assert ROLES[role] == role_of(record, part["part_id"])
@@ -193,3 +195,28 @@ def test_report_clears_what_a_killed_report_left_behind(built: Path) -> None:
     assert not leftover.exists()
     assert not [p for p in (built / "data").iterdir() if p.name.startswith(".report.")]
     assert (built / "data" / "report" / "index.html").read_text().endswith("</html>\n")
+
+
+def _row_summary(example_id: str, stratum: str, action: str) -> RowSummary:
+    facets = facets_of({"example_id": example_id, "stratum": stratum, "target_action": action, "parts": []})
+    return RowSummary(example_id, facets, 0, (), None, None)
+
+
+def test_a_stratum_of_one_action_gets_a_line_not_a_panel() -> None:
+    """The GUI suites' every action is `none`: a panel of one bar; they get a line under the others."""
+    from groundbench.review.report.plots import ConfigRows, actions_figure
+
+    objects = ConfigRows(
+        "curated_x", "curated", (_row_summary("a", "curated", "pull"), _row_summary("b", "curated", "push"))
+    )
+    suite = ConfigRows("gui_y", "suite", tuple(_row_summary(f"g{i}", "suite", "none") for i in range(3)))
+    figure = actions_figure([objects, suite])
+    assert [ax.get_title() for ax in figure.axes] == [
+        "stratum curated: target action per row (hatched = excluded rows)"
+    ]
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["push", "pull"]  # no empty `none` slot
+    assert figure._supxlabel is not None
+    assert figure._supxlabel.get_text() == "stratum suite: every row's target action is none (3 rows)"
+    alone = actions_figure([suite])  # nothing varies: the line alone, no bar panel
+    assert [ax.axison for ax in alone.axes] == [False]
+    assert [t.get_text() for t in alone.axes[0].texts] == ["stratum suite: every row's target action is none (3 rows)"]

@@ -66,6 +66,14 @@ PINNED = {
     (1170, 2532): (1176, 2520),
     (960, 540): (952, 532),
     (1024, 768): (1036, 756),
+    (3456, 2234): (3444, 2240),  # ScreenSpot-Pro's other frames: 123.43 -> 123, 79.79 -> 80
+    (2160, 1440): (2156, 1428),
+    (2560, 1664): (2548, 1652),
+    (2992, 1870): (2996, 1876),
+    # ScreenSpot-v2 frames with a side at an odd multiple of 14: Python's round goes to the even multiple of 28
+    (1246, 758): (1232, 756),  # 1246 / 28 = 44.5 -> 44 (rounding half up would give 1260)
+    (1462, 686): (1456, 672),  # 686 / 28 = 24.5 -> 24 (half up: 700)
+    (1710, 1554): (1708, 1568),  # 1554 / 28 = 55.5 -> 56, even either way
     (40, 30): (84, 56),  # min_pixels regime: 28*28 < 3136; beta = sqrt(3136 / 1200): ceil(64.7 / 28), ceil(48.5 / 28)
 }
 
@@ -82,8 +90,36 @@ def test_smart_resize_parameters_move_the_frame() -> None:
     assert parse_format("qwen2.5-vl:max_pixels=99999999").frame((6016, 3384)) == (6020, 3388)
     # min_pixels 200704 (256*28*28) grows a 320x240 frame: sqrt(200704 / 76800) = 1.6166 -> 532 x 392.
     assert parse_format("qwen2.5-vl:min_pixels=200704").frame((320, 240)) == (532, 392)
+    # ... and ScreenSpot-v2's 362x313 (364x308 is below it): beta = sqrt(200704 / 113306) = 1.33092, so
+    # 362 * beta / 28 = 17.21 -> 18 and 313 * beta / 28 = 14.88 -> 15: 504 x 420.
+    assert parse_format("qwen2.5-vl:min_pixels=200704").frame((362, 313)) == (504, 420)
     assert parse_format("ui-tars").frame((320, 240)) == (336, 252)  # its parser's min_pixels 100*28*28
     assert parse_format("ui-tars:version=1.0").frame((6016, 3384)) == (1000, 1000)
+
+
+def screenspot_v2_frames() -> list[tuple[int, int]]:
+    """Every frame size of the real ScreenSpot-v2 records in tests/fixtures (94 of them, phones to 2880x1800)."""
+    folder = Path(__file__).resolve().parents[1] / "fixtures" / "gui" / "gui-actor"
+    records = [r for path in folder.glob("*.json") for r in json.loads(path.read_text(encoding="utf-8"))]
+    return sorted({(int(r["img_size"][0]), int(r["img_size"][1])) for r in records})
+
+
+def test_smart_resize_rounds_every_real_frame_half_to_even() -> None:
+    """Below max_pixels each side goes to the nearest multiple of 28 and a tie to the even multiple (Python's
+    round on side / 28), worked out here in integers: 1246 = 44 * 28 + 14 stays at 44 * 28, 1050 = 37 * 28 + 14
+    goes up to 38 * 28."""
+    frames = screenspot_v2_frames()
+    assert len(frames) > 90 and (1246, 758) in frames and (1462, 686) in frames
+    ties = 0
+    for width, height in [*frames, *PINNED]:
+        seen = smart_resize(height, width)
+        if (width, height) in ((5120, 2880), (6016, 3384), (40, 30)):
+            continue  # the max_pixels and min_pixels regimes: pinned above
+        for side, got in zip((height, width), seen, strict=True):
+            whole, rest = divmod(side, 28)
+            ties += rest == 14
+            assert got == 28 * (whole + (rest > 14 or (rest == 14 and whole % 2 == 1))), (width, height)
+    assert ties >= 5
 
 
 @pytest.mark.parametrize("size", sorted(PINNED))
@@ -234,6 +270,7 @@ KINDS: dict[str, list[Kind]] = {
         ("tool call", lambda r: tool_call(*qwen_frame(r)), "strict"),
         ("tool call, left_click name", lambda r: tool_call(*qwen_frame(r), name="left_click"), "strict"),
         ("bare list", lambda r: json.dumps(list(qwen_frame(r))), "strict"),
+        ("bare tuple (ZonUI's adapter: ast.literal_eval)", lambda r: "({}, {})".format(*qwen_frame(r)), "strict"),
         ("point_2d", lambda r: json.dumps([{"point_2d": list(qwen_frame(r)), "label": "target"}]), "strict"),
         (
             "arguments as a list",
@@ -311,6 +348,31 @@ KINDS: dict[str, list[Kind]] = {
             "lenient",
         ),
         ("no Action", lambda r: "click(start_box='(1,2)')", "lenient"),
+        (
+            "typed text with a quote after the click (its parser escapes it)",
+            lambda r: "Action: click(start_box='({},{})')\n\ntype(content='it's done')".format(
+                *qwen_frame(r, min_pixels=78400)
+            ),
+            "strict",
+        ),
+        # The parser is all-or-nothing: one action or keyword it cannot read fails the whole answer.
+        (
+            "a second action without numbers",
+            lambda r: "Action: click(start_box='({},{})')\n\nclick(start_box='(a,b)')".format(
+                *qwen_frame(r, min_pixels=78400)
+            ),
+            "lenient",
+        ),
+        (
+            "a keyword that is no string",
+            lambda r: "Action: click(start_box='({},{})', button=left)".format(*qwen_frame(r, min_pixels=78400)),
+            "lenient",
+        ),
+        (
+            "a stray newline before the next action",
+            lambda r: "Action: click(start_box='({},{})')\n\n\nwait()".format(*qwen_frame(r, min_pixels=78400)),
+            "lenient",
+        ),
         REFUSAL,
     ],
     "ui-tars:version=1.0": [
@@ -432,6 +494,32 @@ def test_a_frame_mistake_prints_one_warning_naming_the_format(
     report = score(lines, folder=folder, resamples=5, answer_format=read_as)
     assert report.warning is not None and suggests in report.warning and "\n" not in report.warning
     assert report.to_dict()["frame_warning"] == report.warning
+
+
+def test_score_prints_the_frame_warning_as_one_line(folder: Path, rows: list[Row], tmp_path: Path, capsys: Any) -> None:
+    lines = tmp_path / "p.jsonl"
+    grid_answers = [
+        {"model": "m", "example_id": r["example_id"], "condition": "gui", "response": json.dumps({"point": grid(r)})}
+        for r in rows
+    ]
+    lines.write_text("".join(json.dumps(line) + "\n" for line in grid_answers))
+    assert run_cli(folder, "score", str(lines), "--data", str(folder)) == 0
+    err = capsys.readouterr().err.splitlines()
+    warnings = [line for line in err if "FRAME?" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("FRAME? m: ") and "--answer-format norm1000" in warnings[0]
+
+
+def test_one_point_for_every_row_suggests_no_frame(folder: Path, rows: list[Row]) -> None:
+    """The mock model's constant [0, 0] (the README's Quickstart) lies in the top-left pixel of every frame:
+    a constant answer, no sign of 0-1 fractions read as pixels; a spread of such points still is one."""
+    constant = [
+        {"model": "m", "example_id": r["example_id"], "condition": "gui", "response": '{"point": [0, 0]}'} for r in rows
+    ]
+    assert score(constant, folder=folder, resamples=5).warning is None
+    spread = [
+        {**line, "response": json.dumps({"point": list(frac(r))})} for line, r in zip(constant, rows, strict=True)
+    ]
+    assert "--answer-format norm1" in str(score(spread, folder=folder, resamples=5).warning)
 
 
 def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, published_sample: Path) -> None:

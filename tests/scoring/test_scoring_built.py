@@ -75,6 +75,18 @@ def _target(row: dict[str, Any]) -> dict[str, Any]:
     return part
 
 
+def _text_key(r: dict[str, Any], names: list[str]) -> tuple:
+    """The categorical text fields ``names`` of a row's request, in order: a text-only lookup's key."""
+    t = _target(r)
+    text = {
+        "object_category": r["object_category"],
+        "target_part_id": r["target_part_id"],
+        "target_category": t["category"],
+        "target_joint_type": t["joint_type"],
+    }
+    return tuple(text[k] for k in names)
+
+
 def _conditions(row: dict[str, Any]) -> list[str]:
     if row["excluded"]:
         return []
@@ -98,14 +110,7 @@ def _expected(config: str, rows: list[dict[str, Any]]) -> dict[tuple[str, str, s
         expected[(config, stratum, condition, "majority_action")] = max(actions.values()) / n
         lookup: dict[tuple, Counter] = defaultdict(Counter)
         for r in members:
-            t = _target(r)
-            text = {
-                "object_category": r["object_category"],
-                "target_part_id": r["target_part_id"],
-                "target_category": t["category"],
-                "target_joint_type": t["joint_type"],
-            }
-            lookup[tuple(text[k] for k in KEYS[condition])][r["target_action"]] += 1
+            lookup[_text_key(r, KEYS[condition])][r["target_action"]] += 1
         bound = sum(max(c.values()) for c in lookup.values()) / n
         # Paper 4.1: only a condition naming the target's category can leak, when that category determines the
         # action across objects: each category has one action, and some category is on two or more objects.
@@ -177,14 +182,7 @@ def _loo(members: list[dict[str, Any]], keys: list[str]) -> int:
     the condition supplies it), then to the others' most common action."""
 
     def key(r: dict[str, Any], names: list[str] = keys) -> tuple:
-        t = _target(r)
-        text = {
-            "object_category": r["object_category"],
-            "target_part_id": r["target_part_id"],
-            "target_category": t["category"],
-            "target_joint_type": t["joint_type"],
-        }
-        return tuple(text[k] for k in names)
+        return _text_key(r, names)
 
     category = ["target_category"] if "target_category" in keys and keys != ["target_category"] else None
 

@@ -30,6 +30,8 @@ part_named / localization_shown / mechanics_shown: four distinct keys -> 4/4 = 1
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -529,11 +531,15 @@ def test_free_form_cannot_be_gamed(
     predictions = tmp_path / "p.jsonl"
     predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
     monkeypatch.setenv("COLUMNS", "240")  # a table row per line
-    assert (
-        run_cli(tmp_path, "score", str(predictions), "--data", str(folder), "--config", "hand_curated", "--subset") == 0
-    )
+    report = tmp_path / "scores.json"
+    command = ["score", str(predictions), "--data", str(folder), "--config", "hand_curated", "--subset"]
+    assert run_cli(tmp_path, *command, "--json", str(report)) == 0
     shown = capsys.readouterr().out
     assert shown.count("every-keyword answer 0.000") == 2 and "4 ambiguous answers" in shown  # beside the figure
+    assert run_cli(tmp_path, "table", str(report), "--format", "csv", "--data", str(folder)) == 0
+    table = {r["model"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert (table["gamer"]["ambiguous"], table["gamer"]["baseline_every_keyword"]) == ("4", "0.0")  # own column
+    assert (table["hedger"]["ambiguous"], table["hedger"]["value"]) == ("2", "0.5")
 
 
 def test_counterfactual_compliance_shortcut_bootstrap_and_transitions(scored: dict) -> None:

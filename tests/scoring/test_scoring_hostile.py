@@ -237,8 +237,9 @@ def test_a_synthetic_build_says_so_in_every_score_output(
     assert notice.startswith("SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK")
     # the terminal: one line, once (the JSON keeps the whole notice)
     assert [line for line in captured.err.splitlines() if "SYNTHETIC" in line] == [
-        synthetic_line(["gui_text", "hand_curated"])
+        "⚠ " + synthetic_line(["gui_text", "hand_curated"])
     ]
+    assert "SYNTHETIC" not in captured.out
     report = json.loads(out.read_text())
     assert report["synthetic_configs"] == ["gui_text", "hand_curated"] and report["notice"] == notice
     with table.open() as handle:

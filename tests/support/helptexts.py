@@ -8,7 +8,8 @@ command line must leave every option in place)::
     .venv/bin/python -m tests.support.helptexts > /tmp/help-after.txt    # on the new one
     diff /tmp/help-before.txt /tmp/help-after.txt
 
-Nothing generated is stored in the repository: the texts are rendered from the parser each time.
+tests/cli/help-texts.txt holds them as committed (tests/cli/test_help.py compares); a deliberate change of a
+help text rewrites it: ``.venv/bin/python -m tests.support.helptexts > tests/cli/help-texts.txt``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _walk(words: tuple[str, ...], parser: argparse.ArgumentParser) -> Iterator[t
 
 def help_texts(width: int = WIDTH) -> dict[str, str]:
     """``"groundbench results export"`` -> that command's ``--help`` text, for every command and nested action."""
-    from groundbench.cli import build_parser
+    from groundbench.commands.parser import build_parser
 
     with columns(width):
         parser = build_parser()  # the top-level listing is wrapped when the parser is built

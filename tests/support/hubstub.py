@@ -48,11 +48,15 @@ def cli_against(endpoint: str, home: Path, root: Path, *args: str) -> subprocess
 
 
 def env_against(endpoint: str, home: Path) -> dict[str, str]:
-    """The environment of :func:`cli_against`."""
+    """The environment of :func:`cli_against`: :func:`hub_env` with a throw-away token."""
+    return {**hub_env(endpoint, home), "HF_TOKEN": "hf_loopback_test_token"}
+
+
+def hub_env(endpoint: str, home: Path) -> dict[str, str]:
+    """This environment without any HF_ variable, online against ``endpoint`` with HF_HOME ``home``, no token."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("HF_", "HUGGING"))}
     env.update(
         HF_ENDPOINT=endpoint,  # the loopback stub; never the real Hub
-        HF_TOKEN="hf_loopback_test_token",
         HF_HUB_OFFLINE="0",
         HF_HUB_DISABLE_XET="1",
         HF_HUB_DISABLE_TELEMETRY="1",

@@ -131,7 +131,7 @@
 
   function figure(row) {
     var parts = value(row, "parts");
-    var tags = parts.length <= data.style.maxTaggedParts && !value(row, "instruction") ? "number" : "none";
+    var tags = value(row, "numbered") ? "number" : "none"; // as a contact sheet's thumbnail (sheet.thumbnail_view)
     var made = element("figure", {
       "class": value(row, "excluded") ? "row excluded" : "row", "data-id": value(row, "id"), style: "width:" + data.thumbSide + "px"
     });

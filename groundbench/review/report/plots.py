@@ -75,14 +75,44 @@ def _stratum_order(strata: Sequence[str]) -> list[str]:
     return known + sorted(set(strata) - set(known))
 
 
+def constant_actions(configs: Sequence[ConfigRows]) -> dict[str, tuple[str, int]]:
+    """stratum -> (its one target action, rows) for each stratum whose rows all share one action (the GUI
+    suites: every action is ``none``): a panel would show one bar, so it gets a line under the figure."""
+    out = {}
+    for stratum in _stratum_order([c.stratum for c in configs]):
+        actions = Counter(r.facets.action for c in configs if c.stratum == stratum for r in c.rows)
+        if len(actions) == 1:
+            ((action, rows),) = actions.items()
+            out[stratum] = (action, rows)
+    return out
+
+
 def actions_by_stratum(configs: Sequence[ConfigRows]) -> Plot:
-    """Target actions: one panel per stratum, one bar group per config; excluded rows hatched on top."""
+    """Target actions per stratum (:func:`actions_figure`), as PNG and SVG."""
     with matplotlib.rc_context(RC):
-        strata = _stratum_order([c.stratum for c in configs]) or ["(no rows)"]
-        present = {r.facets.action for c in configs for r in c.rows}
+        figure = actions_figure(configs)
+        return render("actions_by_stratum", "Target action per stratum (configs side by side)", figure)
+
+
+def actions_figure(configs: Sequence[ConfigRows]) -> Figure:
+    """Target actions: one panel per stratum whose rows have more than one action, one bar group per config;
+    excluded rows hatched on top. A stratum of one action is said in a line under the panels."""
+    with matplotlib.rc_context(RC):
+        constant = constant_actions(configs)
+        notes = [f"stratum {s}: every row's target action is {a} ({n} rows)" for s, (a, n) in constant.items()]
+        strata = [s for s in _stratum_order([c.stratum for c in configs]) if s not in constant]
+        if not strata:  # nothing varies (or no rows): the lines alone
+            figure = new_figure(8, 0.4 * max(1, len(notes)) + 0.6)
+            ax = figure.subplots()
+            ax.axis("off")
+            ax.text(0.5, 0.5, "\n".join(notes) or "(no rows)", ha="center", va="center")
+            return figure
+        present = {r.facets.action for c in configs if c.stratum in strata for r in c.rows}
         actions = [a for a in (*ACTIONS, NO_ACTION) if a in present] + sorted(present - {*ACTIONS, NO_ACTION})
-        figure = new_figure(8, 2.4 * len(strata) + 0.6)
+        figure = new_figure(8, 2.4 * len(strata) + 0.6 + 0.2 * len(notes))
         axes = figure.subplots(len(strata), 1, squeeze=False)[:, 0]
+        if notes:
+            figure.supxlabel("\n".join(notes))
         x = np.arange(len(actions))
         for ax, stratum in zip(axes, strata, strict=True):
             members = [c for c in configs if c.stratum == stratum]
@@ -109,7 +139,7 @@ def actions_by_stratum(configs: Sequence[ConfigRows]) -> Plot:
             ax.set_ylim(bottom=0, top=max(1.0, ax.get_ylim()[1]))
             if members:
                 ax.legend(fontsize=8)
-        return render("actions_by_stratum", "Target action per stratum (configs side by side)", figure)
+        return figure
 
 
 def target_centres(config: ConfigRows) -> Plot:

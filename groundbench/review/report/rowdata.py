@@ -34,7 +34,7 @@ from groundbench.review.preview import (
     role_of,
 )
 from groundbench.review.report.collect import RowSummary
-from groundbench.review.sheet import MAX_TAGGED_PARTS
+from groundbench.review.sheet import thumbnail_view
 from groundbench.schemas.request_conditions import conditions_of
 
 # What a row's view shows of each part: the columns of its parts table (and what the overlay draws).
@@ -70,6 +70,7 @@ INDEX_COLUMNS = (  # a row's line of the index; the facets are numbers into the 
     "instruction",
     "object_box",
     "parts",  # what the thumbnail draws: [number, role, dash, box, point] per part
+    "numbered",  # 1 when the thumbnail labels its parts with their numbers
 )
 FACETS = ("stratum", "action", "class", "quality", "answer", "tags")
 
@@ -87,7 +88,6 @@ def style() -> dict[str, Any]:
         "dashes": [list(d) if d else None for d in DASH_STYLES],
         "dashOf": {quality: DASH_STYLES.index(dash) for quality, dash in sorted(DASHES.items())},
         "maxUpscale": MAX_UPSCALE,
-        "maxTaggedParts": MAX_TAGGED_PARTS,
         "maxIdTags": MAX_ID_TAGS,
     }
 
@@ -162,7 +162,7 @@ def index_entry(record: dict[str, Any], summary: RowSummary) -> list[Any]:
         f.answer_type,
         summary.instruction,
         record.get("object_bbox_xyxy"),
-        thumbnail_parts(record),
+        *thumbnail_parts(record),
     ]
 
 
@@ -204,13 +204,14 @@ def drawn_part(record: dict[str, Any], number: int, part: dict[str, Any]) -> lis
     ]
 
 
-def thumbnail_parts(record: dict[str, Any]) -> list[list[Any]]:
-    """The parts a row's thumbnail draws: every candidate, or only the target of a GUI row (an instruction's
-    row), whose many numbered neighbours pile up at thumbnail size (issue 34)."""
-    parts = [drawn_part(record, n, p) for n, p in enumerate(record.get("parts") or [], 1)]
-    if record.get("instruction"):
-        return [p for p in parts if ROLES[p[1]] == TARGET]
-    return parts
+def thumbnail_parts(record: dict[str, Any]) -> tuple[list[list[Any]], int]:
+    """(the parts a row's thumbnail draws, 1 if it numbers them): what a contact sheet's thumbnail draws
+    (``sheet.thumbnail_view``: a GUI suite row's target alone, unnumbered), each part with its number in
+    the row's ``parts``."""
+    shown, tags = thumbnail_view(record)
+    kept = shown.get("parts") or []
+    parts = [drawn_part(record, n, p) for n, p in enumerate(record.get("parts") or [], 1) if p in kept]
+    return parts, int(tags == "number")
 
 
 def prompts_of(record: dict[str, Any]) -> list[tuple[str, str]]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +52,18 @@ def _instance(sample: Path, view: str) -> np.ndarray:
         return data["instance_segmentation"]
 
 
+def _parts_and_masks(sample: Path, converted: Path) -> Iterator[tuple[dict, dict, dict, np.ndarray]]:
+    """Every part of the curated and bulk rows: (its row, its record, the converter's facts of it, its mask in the
+    renderer's own instance segmentation)."""
+    for config in ("curated_gapartnet", "bulk_gapartnet"):
+        for row in _rows(converted, config):
+            extras = row["extras"]["gapartnet"]
+            instance = _instance(sample, extras["view_id"])
+            facts = {p["part_id"]: p for p in extras["parts"]}
+            for part in row["parts"]:
+                yield row, part, facts[part["part_id"]], instance == facts[part["part_id"]]["instance_id"]
+
+
 def test_the_renderer_is_byte_deterministic(sample: Path, tmp_path: Path) -> None:
     write_sample(tmp_path / "again")
     assert digests(sample, ("assets", "renders")) == digests(tmp_path / "again", ("assets", "renders"))
@@ -59,23 +72,17 @@ def test_the_renderer_is_byte_deterministic(sample: Path, tmp_path: Path) -> Non
 
 def test_boxes_and_points_agree_with_the_renderers_own_masks(sample: Path, converted: Path) -> None:
     checked = 0
-    for config in ("curated_gapartnet", "bulk_gapartnet"):
-        for row in _rows(converted, config):
-            extras = row["extras"]["gapartnet"]
-            instance = _instance(sample, extras["view_id"])
-            facts = {p["part_id"]: p for p in extras["parts"]}
-            for part in row["parts"]:
-                mask = instance == facts[part["part_id"]]["instance_id"]
-                assert part["mask_area"] == int(mask.sum()) > 0
-                x, y = part["point_xy"]
-                assert mask[int(y), int(x)], (row["example_id"], part["part_id"])
-                tight = mask_box(mask)
-                assert tight is not None
-                if part["box_quality"] == "exact":
-                    assert box_iou(tuple(part["bbox_xyxy"]), tight) >= 0.5
-                    checked += 1
-                else:
-                    assert tuple(part["bbox_xyxy"]) == tight
+    for row, part, _, mask in _parts_and_masks(sample, converted):
+        assert part["mask_area"] == int(mask.sum()) > 0
+        x, y = part["point_xy"]
+        assert mask[int(y), int(x)], (row["example_id"], part["part_id"])
+        tight = mask_box(mask)
+        assert tight is not None
+        if part["box_quality"] == "exact":
+            assert box_iou(tuple(part["bbox_xyxy"]), tight) >= 0.5
+            checked += 1
+        else:
+            assert tuple(part["bbox_xyxy"]) == tight
     assert checked > 50
 
 
@@ -107,19 +114,13 @@ def test_the_planted_wrong_frame_object_is_excluded_from_bulk_and_kept_in_curate
 
 def test_visible_and_projected_boxes_are_their_own_fields(sample: Path, converted: Path) -> None:
     checked = 0
-    for config in ("curated_gapartnet", "bulk_gapartnet"):
-        for row in _rows(converted, config):
-            extras = row["extras"]["gapartnet"]
-            instance = _instance(sample, extras["view_id"])
-            facts = {p["part_id"]: p for p in extras["parts"]}
-            for part in row["parts"]:
-                mask = instance == facts[part["part_id"]]["instance_id"]
-                assert tuple(part["visible_bbox_xyxy"]) == mask_box(mask)
-                assert part["projected_bbox_xyxy"] == (facts[part["part_id"]]["projected_bbox_xyxy"] or None)
-                assert part["mask_pieces"] >= 1
-                chosen = part["projected_bbox_xyxy"] if part["box_quality"] == "exact" else part["visible_bbox_xyxy"]
-                assert part["bbox_xyxy"] == chosen
-                checked += 1
+    for _, part, fact, mask in _parts_and_masks(sample, converted):
+        assert tuple(part["visible_bbox_xyxy"]) == mask_box(mask)
+        assert part["projected_bbox_xyxy"] == (fact["projected_bbox_xyxy"] or None)
+        assert part["mask_pieces"] >= 1
+        chosen = part["projected_bbox_xyxy"] if part["box_quality"] == "exact" else part["visible_bbox_xyxy"]
+        assert part["bbox_xyxy"] == chosen
+        checked += 1
     assert checked > 100
 
 

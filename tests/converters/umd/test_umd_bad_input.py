@@ -168,10 +168,15 @@ def test_label_map_of_wrong_shape(project: Path, umd_tree: Path, capsys: pytest.
     assert "(240, 320)" in reason
 
 
-def test_label_values_above_seven(project: Path, umd_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def label_eight(umd_tree: Path) -> None:
+    """spoon_01 frame 5's label map with one pixel labelled 8 (UMD's labels are 0..7)."""
     labels = label_map()
     labels[10, 10] = 8
     frame_path(umd_tree, "spoon_01", 5, "label.mat").write_bytes(mat_bytes({"gt_label": labels}))
+
+
+def test_label_values_above_seven(project: Path, umd_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    label_eight(umd_tree)
     path, field, reason = refused(project, capsys)
     assert path == frame_rel("spoon_01", 5, "label.mat")
     assert field == "gt_label"
@@ -184,9 +189,7 @@ def test_label_error_raised_in_a_worker_process(
 ) -> None:
     """With several workers the error crosses a process boundary and must arrive unchanged."""
     edit_params(project, lambda params: params["umd"].update(workers=2))
-    labels = label_map()
-    labels[10, 10] = 8
-    frame_path(umd_tree, "spoon_01", 5, "label.mat").write_bytes(mat_bytes({"gt_label": labels}))
+    label_eight(umd_tree)
     path, field, reason = refused(project, capsys)
     assert path == frame_rel("spoon_01", 5, "label.mat")
     assert field == "gt_label"

@@ -1,0 +1,77 @@
+"""The whole command line: every command of the table (``groundbench/commands/__init__.py``), listed in
+``groundbench --help`` by group, users' first, then the maintainers', then the pipeline's stages.
+
+Loaded for every command but a stage (``groundbench/entry.py`` runs a stage with its own parser alone)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import shutil
+import textwrap
+from typing import Any
+
+from groundbench import __version__
+from groundbench.commands import GROUPS
+from groundbench.commands.protocol import add_command
+from groundbench.stages.options import add_global_options
+
+
+def first_sentence(help_text: str) -> str:
+    """A command's help up to its first full stop before a capital ("e.g. every" goes on), as argparse shows it
+    (help strings are %-formats: ``95%%`` is printed ``95%``)."""
+    text = help_text.replace("%%", "%")
+    return re.split(r"\.\s+(?=[A-Z`-])", text, maxsplit=1)[0].rstrip(".")
+
+
+class Commands:
+    """The sub-commands, listed in ``--help`` by group (argparse lists one flat group; its listing is ours)."""
+
+    def __init__(self, sub: Any) -> None:
+        self.sub = sub
+        self.groups: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def group(self, title: str) -> None:
+        self.groups.append((title, []))
+
+    def add_parser(self, name: str, help: str = "", **options: Any) -> argparse.ArgumentParser:  # noqa: A002
+        """``sub.add_parser`` (what ``add_command`` calls): listed in the current group."""
+        self.groups[-1][1].append((name, help))
+        parser: argparse.ArgumentParser = self.sub.add_parser(name, **options)
+        return parser
+
+    def listing(self) -> str:
+        """Each group's commands with the first sentence of their help, wrapped to the terminal."""
+        width = min(shutil.get_terminal_size().columns, 120)
+        lines: list[str] = []
+        for title, entries in self.groups:
+            lines.append(f"{title}:")
+            for name, text in entries:
+                lines.extend(
+                    textwrap.wrap(
+                        first_sentence(text), width, initial_indent=f"  {name:<14}", subsequent_indent=" " * 16
+                    )
+                )
+            lines.append("")
+        return "\n".join(lines).rstrip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command, by group (each from its own module)."""
+    parser = argparse.ArgumentParser(
+        prog="groundbench",
+        description="Use, build and check the GroundBench dataset. The pipeline's stages are normally run by "
+        "`dvc repro` (`make build`).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"groundbench {__version__}")
+    add_global_options(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of the commands below")
+    commands = Commands(sub)
+    for title, table in GROUPS:
+        commands.group(title)
+        for module in table.values():
+            add_command(commands, importlib.import_module(module))
+    parser.epilog = commands.listing()
+    return parser
