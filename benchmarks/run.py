@@ -7,7 +7,8 @@ measurement in its own child process (CPU seconds, peak RSS and the load of othe
   floor plus writing as many bytes as the conversion writes, the conversion itself (the pipeline's
   ``run_convert``), and the obvious way (the same records through
   ``datasets.Dataset.from_generator(...).save_to_disk(...)`` in one process);
-* the later stages on the converted data: bake per config, store, assemble;
+* the later stages on the converted data: bake per config, store, assemble, and report (the audit gallery of
+  every config) against store on the same build, with the gallery's file count against the store's images;
 * ``verify`` (the pipeline's function, every core) against ``sha256sum`` on the same files;
 * ``load_dataset`` cold and warm against reading the same shards with pyarrow;
 * per source, ``dvc repro`` of its stages end to end against the floor + write, and DVC's share of it;
@@ -115,8 +116,9 @@ MAX_UMD_WRITE_RATIO = 2.0  # UMD conversion vs the floor + write
 MAX_GAPARTNET_FLOOR_RATIO = 5.0
 MIN_BAKE_SPEEDUP = 1.7  # bake on 2 cores vs 1
 MAX_ENGINE_RATIO = 1.3  # dask on a local 2-worker cluster vs the local pool (UMD)
+MAX_REPORT_TO_STORE = 2.0  # issue 36: the report stage vs the store stage on the same build
 NOOP_REPEAT = 5  # no-op `dvc repro` runs; the median is the figure
-SKIPPABLE = ["obvious", "stages", "verify", "load", "dvc", "startup", "dvc-share", "engine", "e2e"]
+SKIPPABLE = ["obvious", "stages", "report", "verify", "load", "dvc", "startup", "dvc-share", "engine", "e2e"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -345,11 +347,23 @@ def child_stage(root: str, raw: dict[str, Any], stage: str, config: str | None) 
     from groundbench.core.params import Params, validate
     from groundbench.stages.assemble import run_assemble
     from groundbench.stages.bake import run_bake
+    from groundbench.stages.report import run_report
     from groundbench.stages.store import run_store
 
     params = validate(Params, raw, "params.yaml (benchmark)")
 
     def run() -> dict[str, Any]:
+        if stage == "report":
+            out = Path(root) / "data" / "report"
+            rows = run_report(Path(root), params, out)
+            files = sum(1 for path in out.rglob("*") if path.is_file())
+            return {
+                "configs": len(rows),
+                "rows": sum(rows.values()),
+                "largest_config_rows": max(rows.values(), default=0),
+                "files": files,
+                "bytes": tree_bytes(out),
+            }
         if stage == "bake":
             assert config is not None
             result = run_bake(Path(root), params, config)
@@ -723,6 +737,19 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def report_vs_store(gallery: dict[str, Any], store: dict[str, Any]) -> dict[str, Any]:
+    """The gallery's cost and size against the image store's on the same build (issue 36 item 6)."""
+    made, stored = gallery["result"], store["result"]
+    return {
+        "ratio": round(gallery["wall_s"] / store["wall_s"], 2),
+        "cpu_ratio": round(gallery["cpu_s"] / max(store["cpu_s"], 1e-9), 2),
+        "largest_config_rows": made["largest_config_rows"],
+        "rows": made["rows"],
+        "files": made["files"],
+        "images": stored["images"],
+    }
+
+
 # ----------------------------------------------------------------------------------------------
 # Report
 
@@ -813,6 +840,21 @@ def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
             f"{bake['speedup']:.2f}x, bytes identical: {bake['identical']}",
             f">= {MIN_BAKE_SPEEDUP}x, identical",
             bake["identical"] and bake["speedup"] >= MIN_BAKE_SPEEDUP,
+        )
+    if "report_vs_store" in report:
+        gallery = report["report_vs_store"]
+        add(
+            "report vs store, same build",
+            f"{gallery['ratio']:.2f}x (CPU {gallery['cpu_ratio']:.2f}x), largest config "
+            f"{gallery['largest_config_rows']:,} rows",
+            f"<= {MAX_REPORT_TO_STORE}x",
+            gallery["ratio"] <= MAX_REPORT_TO_STORE,
+        )
+        add(
+            "report files vs store images",
+            f"{gallery['files']:,} files for {gallery['rows']:,} rows, {gallery['images']:,} images",
+            "<= images",
+            gallery["files"] <= gallery["images"],
         )
     if "dvc" in report:
         build = report["dvc"].get("sample_build")
@@ -1192,6 +1234,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             )
         report["stages"]["store"] = timed_child("store", child_stage, str(root), params, "store", None)
         report["stages"]["assemble"] = timed_child("assemble", child_stage, str(root), params, "assemble", None)
+        if "report" not in args.skip:  # every built config's gallery, on the same build as store
+            report["stages"]["report"] = timed_child("report", child_stage, str(root), params, "report", None)
+            report["report_vs_store"] = report_vs_store(report["stages"]["report"], report["stages"]["store"])
         for name, fig in report["stages"].items():
             report["peak_rss"][name] = fig["peak_rss_bytes"]
         biggest = max(configs, key=lambda c: tree_bytes(root / "data" / "interim" / BY_NAME[c].interim_folder / c))

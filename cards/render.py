@@ -30,12 +30,12 @@ GIT_COMMIT_LINE = "Git commit: `{commit}`"
 # `groundbench publish` swaps the line for GALLERY_LINE_PUBLISHED (no dead link on the Hub), and
 # the card check accepts either. Each is one line, so both swaps are line-for-line.
 GALLERY_LINE = (
-    "Audit gallery of every config (overlays, filters, a page per row, distribution plots): "
+    "Audit gallery of every config (overlays, filters, every row by its id, distribution plots): "
     "[report/index.html](../report/index.html), written beside this folder by `make build`. "
     "The link works only in a local checkout of the GroundBench repository; the gallery is not uploaded."
 )
 GALLERY_LINE_PUBLISHED = (
-    "Audit gallery of every config (overlays, filters, a page per row, distribution plots): not uploaded; "
+    "Audit gallery of every config (overlays, filters, every row by its id, distribution plots): not uploaded; "
     "`make build` in a checkout of the GroundBench repository writes it to `data/report/index.html`."
 )
 

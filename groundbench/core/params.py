@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, create_model, field_validator
@@ -72,7 +72,8 @@ class ShardParams(Section):
 class ReportParams(Section):
     thumb_side: Count
     detail_side: Count
-    jpeg_quality: Annotated[int, Field(ge=1, le=100)]
+    rows_per_page: Count
+    rows_per_file: Count
 
 
 def _defaulted(model: Any) -> Any:

@@ -323,12 +323,5 @@ def png_bytes(image: Image.Image) -> bytes:
     return buffer.getvalue()
 
 
-def jpeg_bytes(image: Image.Image, quality: int = 88) -> bytes:
-    """Baseline JPEG, fixed quality and subsampling, no EXIF (for the gallery, where PNG of photos is too large)."""
-    buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=quality, subsampling=0, optimize=False, progressive=False)
-    return buffer.getvalue()
-
-
 def preview_png(record: dict[str, Any], max_side: int = 960) -> bytes:
     return png_bytes(preview_image(record, max_side))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from string import Template
 from typing import Any
@@ -42,6 +42,20 @@ ANSWER_BLOCK = "answer"
 @cache
 def template_text(name: str) -> str:
     return resources.files("groundbench.loaders.prompts").joinpath("templates", f"{name}.txt").read_text("utf-8")
+
+
+@cache
+def _template(name: str) -> tuple[Template, tuple[str, ...]]:
+    """A template and the placeholders it uses."""
+    template = Template(template_text(name))
+    return template, tuple(template.get_identifiers())
+
+
+@lru_cache(maxsize=4096)
+def _filled(name: str, values: tuple[str, ...]) -> str:
+    """A template filled with ``values`` (of its placeholders, in order): rows that share them share the text."""
+    template, keys = _template(name)
+    return template.substitute(dict(zip(keys, values, strict=True))).strip()
 
 
 def template_names(condition: str) -> tuple[str, ...]:
@@ -99,9 +113,17 @@ def fields(row: Mapping[str, Any]) -> dict[str, str]:
 
 
 def build_prompt(row: Mapping[str, Any], condition: str) -> str:
-    check_condition(condition, "request")
+    return build_prompts(row, [condition])[0]
+
+
+def build_prompts(row: Mapping[str, Any], conditions: Sequence[str]) -> list[str]:
+    """``build_prompt`` of one row under each of ``conditions``. A template is filled once for the placeholder
+    values it uses (conditions share the answer block, rows their object's wording): the gallery builds the
+    prompts of every row."""
+    names = [template_names(check_condition(c, "request")) for c in conditions]
     values = fields(row)
-    return "\n\n".join(Template(template_text(n)).substitute(values).strip() for n in template_names(condition))
+    texts = {name: _filled(name, tuple(map(values.__getitem__, _template(name)[1]))) for name in set().union(*names)}
+    return ["\n\n".join(texts[n] for n in condition) for condition in names]
 
 
 def request(row: Mapping[str, Any], config: str, condition: str, image_path: str | None) -> dict[str, Any]:

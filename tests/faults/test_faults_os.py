@@ -356,7 +356,7 @@ KNOBS = "params.yaml knob out of its range"
         ("umd.workers", -2, ["convert", "umd", "--quiet"]),
         ("umd.max_image_pixels", -1, ["convert", "umd", "--quiet"]),
         ("gapartnet.iou_min", 1.5, ["assemble"]),
-        ("report.jpeg_quality", 0, ["report", "--quiet"]),
+        ("report.rows_per_file", 0, ["report", "--quiet"]),
     ],
 )
 def test_a_knob_out_of_range_is_refused_before_anything_is_written(

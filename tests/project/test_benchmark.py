@@ -37,6 +37,8 @@ TARGETS = (
     "dvc repro, nothing changed",
     "stage start-up, every stage",
     "verify peak anonymous memory",
+    "report vs store, same build",
+    "report files vs store images",
 )
 
 
@@ -80,6 +82,9 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
             # interim + shards + cache object: one copy when linked (past a few disk blocks of rounding)
             if config != "all_data_real" and figures["interim_and_shards_apparent"] > 2**16:
                 assert figures["workspace_and_cache_real"] < 0.6 * figures["interim_and_shards_apparent"], config
+    gallery = report["stages"]["report"]["result"]  # the gallery of every config, on the build store filled
+    assert gallery["rows"] >= gallery["largest_config_rows"] > 0 and gallery["files"] > 0
+    assert report["report_vs_store"]["images"] == report["stages"]["store"]["result"]["images"] > 0
     bake = report["bake_scaling"]
     assert bake["identical"] is True and bake["validation_only"]["result"]["rows"] > 0
     assert any(t["target"].startswith("bake ") for t in report["targets"])

@@ -192,27 +192,59 @@ def build_gapartnet_project(root: Path, rendered: Path) -> Path:
     return root
 
 
+def built_sources(root: Path, names: tuple[str, ...]) -> list[ConfigSource]:
+    """Built configs of the project at ``root`` as the report stage reads them: shards, and each image's path
+    in the store from the config's manifest."""
+    from groundbench.core.manifests import read_manifest
+    from groundbench.core.registry import BY_NAME
+    from groundbench.review.report.build import ConfigSource
+
+    sources = []
+    for name in names:
+        manifest = read_manifest(root / "data/manifests" / f"{name}.jsonl")
+        images = {sha: entry.store_path() for sha, entry in manifest.items()}
+        info = BY_NAME[name]
+        sources.append(ConfigSource(name, info.stratum, info.source, root / "data/shards" / name, images))
+    return sources
+
+
 def gapartnet_sources(root: Path) -> list[ConfigSource]:
     """The built GAPartNet configs of a project made by :func:`build_gapartnet_project`."""
-    from groundbench.review.report.build import ConfigSource
-    from groundbench.review.rows import iter_rows
+    return built_sources(root, ("curated_gapartnet", "bulk_gapartnet"))
 
-    return [
-        ConfigSource(name, stratum, "gapartnet", lambda name=name: iter_rows(root / "data/shards" / name))
-        for name, stratum in (("curated_gapartnet", "curated"), ("bulk_gapartnet", "bulk"))
-    ]
+
+def handmade_sources(root: Path) -> list[ConfigSource]:
+    """The hand-made rows as two configs the report reads like built ones: shards written by the pipeline's
+    ShardWriter under ``root/handmade/``, their images in the store ``root/data/images`` where the store stage
+    puts an image (a manifest entry's ``store_path``)."""
+    from groundbench.core.manifests import ManifestEntry, Producer
+    from groundbench.core.shards import ShardWriter
+    from groundbench.review.report.build import ConfigSource
+
+    sources = []
+    for name, stratum, source, rows in (
+        ("handmade_gapartnet", "bulk", "gapartnet", gapartnet_rows()),
+        ("handmade_gui", "suite", "groundbench_gui", gui_rows()),
+    ):
+        folder = root / "handmade" / name
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with ShardWriter(folder, 2**28, 256) as writer:
+            for row in rows:
+                writer.add(row)
+        images = {}
+        for row in rows:
+            data = (row.get("image") or {}).get("bytes")
+            if data:
+                sha = row["image_sha256"]
+                entry = ManifestEntry(sha, len(data), row["width"], row["height"], "PNG", "", Producer("tests", "0"))
+                (root / "data/images" / entry.store_path()).parent.mkdir(parents=True, exist_ok=True)
+                (root / "data/images" / entry.store_path()).write_bytes(data)
+                images[sha] = entry.store_path()
+        sources.append(ConfigSource(name, stratum, source, folder, images))
+    return sources
 
 
 def gallery_sources(root: Path) -> list[ConfigSource]:
-    """The built UMD configs plus hand-made ones (mixed GAPartNet-like strata, a GUI suite)."""
-    from groundbench.review.report.build import ConfigSource
-    from groundbench.review.rows import iter_rows
-
-    handmade = table(gapartnet_rows()).to_pylist()
-    gui = table(gui_rows()).to_pylist()
-    return [
-        ConfigSource("curated_umd", "curated", "umd", lambda: iter_rows(root / "data/shards/curated_umd")),
-        ConfigSource("bulk_umd", "bulk", "umd", lambda: iter_rows(root / "data/shards/bulk_umd")),
-        ConfigSource("handmade_gapartnet", "bulk", "gapartnet", lambda: iter(handmade)),
-        ConfigSource("handmade_gui", "suite", "groundbench_gui", lambda: iter(gui)),
-    ]
+    """The built UMD configs plus hand-made ones (mixed GAPartNet-like strata, a GUI suite). The project's
+    image store must be built first (`groundbench store`): the hand-made images are added to it."""
+    return built_sources(root, ("curated_umd", "bulk_umd")) + handmade_sources(root)

@@ -1,36 +1,41 @@
-"""Write the whole gallery into one folder, atomically: pages, thumbnails, detail images, plots, assets.
+"""Write the whole gallery into one folder, atomically: pages, row data, plots, assets.
 
-Layout (relative links only, so the folder works from file:// or any static server)::
+Layout (relative links only, so the folder works from file:// or from a static server of its parent)::
 
     index.html                    configs, overview plots
-    assets/gallery.css, .js
-    plots/<name>.png|svg           overview plots; plots/<config>/centres|sizes.png|svg
-    <config>/index.html           thumbnails + filters
-    <config>/thumbs/<stem>.jpg    overlay thumbnail of a row
-    <config>/detail/<stem>.jpg    larger overlay, part ids on the image
-    <config>/rows/<stem>.html     every field of a row
+    assets/gallery.css, .js, overlay.js
+    plots/<name>.png|svg          overview plots; plots/<config>/centres|sizes.png|svg
+    <config>/index.html           the config's page: filters, pages of thumbnails, a row's view at #<example_id>
+    <config>/rows.js              the index of every row (rowdata.py)
+    <config>/details/<k>.js       every field and prompt of rows k * rows_per_file onwards
+
+No image is written: thumbnails and a row's view show the image store's file (``images``, e.g. data/images
+beside data/report) with the boxes drawn over it in the browser. The file count grows with the rows by
+``rows_per_file``, not three files a row, and no pixel is decoded here. One process: at 58,558 rows the
+rows take ~7 CPU s; two spawned workers saved little of it and cost their start-up on a busy machine.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import gc
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
 
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.params import ReportParams
-from groundbench.review.preview import jpeg_bytes
+from groundbench.core.shards import iter_batches
 from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary, summarize
-from groundbench.review.report.images import row_images
 from groundbench.review.report.plots import ConfigRows, Plot, all_plots
+from groundbench.review.report.rowdata import DetailFile, RowIndex, index_entry, records, script
 
-T = TypeVar("T")
-ASSETS = ("gallery.css", "gallery.js")
+ASSETS = ("gallery.css", "gallery.js", "overlay.js")
 
 
 @dataclass(frozen=True)
@@ -38,21 +43,21 @@ class ConfigSource:
     name: str
     stratum: str
     source: str
-    rows: Callable[[], Iterator[dict[str, Any]]]  # every row of the config, sorted by example_id
+    shards: Path  # the config's shard folder (rows sorted by example_id)
+    images: Mapping[str, str]  # image sha256 -> the image's path inside the image store
 
 
-def with_neighbours(items: Iterable[T]) -> Iterator[tuple[T | None, T, T | None]]:
-    """(previous, item, next) with one item of look-ahead, so memory holds at most two rows."""
-    previous: T | None = None
-    pending: T | None = None
-    have = False
-    for item in items:
-        if have:
-            yield previous, pending, item  # type: ignore[misc]
-            previous = pending
-        pending, have = item, True
-    if have:
-        yield previous, pending, None  # type: ignore[misc]
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused: rows, summaries and index lines hold no cycles, and collecting
+    among the millions of objects kept for the index and the plots was half the stage's CPU at 58,558 rows."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -61,36 +66,45 @@ def _write(path: Path, data: bytes) -> None:
 
 
 def _write_config(
-    tmp: Path, config: ConfigSource, settings: ReportParams, progress: bool, notice: str
-) -> tuple[list[RowSummary], dict[str, tuple[int, int]]]:
-    """Thumbnails, detail images and row pages; returns the rows' summaries and thumbnail sizes."""
+    tmp: Path, config: ConfigSource, settings: ReportParams, images_url: str, progress: bool
+) -> list[RowSummary]:
+    """The config's details files and index; returns the rows' summaries (for the plots and the page)."""
     folder = tmp / config.name
     summaries: list[RowSummary] = []
-    stems: dict[str, str] = {}
-    sizes: dict[str, tuple[int, int]] = {}
+    index = RowIndex(config.images)
+    details = DetailFile()
 
-    def stem_of(record: dict[str, Any] | None) -> str | None:
-        if record is None:
-            return None
-        key = str(record["example_id"])
-        if key not in stems:
-            stems[key] = summarize(record).stem
-        return stems[key]
+    def flush() -> None:
+        nonlocal details
+        number = (len(summaries) - 1) // settings.rows_per_file
+        _write(folder / "details" / f"{number}.js", script("details", number, details.payload()))
+        details = DetailFile()
 
-    rows = tqdm(config.rows(), desc=f"report {config.name}", unit="row", disable=None if progress else True)
-    for previous, record, following in with_neighbours(rows):
+    rows = tqdm(
+        records(iter_batches(config.shards)),
+        desc=f"report {config.name}",
+        unit="row",
+        disable=None if progress else True,
+    )
+    for record in rows:
         summary = summarize(record)
         summaries.append(summary)
-        # The thumbnail as on a contact sheet, the detail's part ids up to 40 parts.
-        thumb, detail = row_images(
-            record, settings.thumb_side, settings.detail_side, "id" if summary.parts <= 40 else "number"
-        )
-        sizes[summary.stem] = thumb.size
-        _write(folder / "thumbs" / f"{summary.stem}.jpg", jpeg_bytes(thumb, settings.jpeg_quality))
-        _write(folder / "detail" / f"{summary.stem}.jpg", jpeg_bytes(detail, settings.jpeg_quality))
-        page = html.row_page(record, summary, config.name, stem_of(previous), stem_of(following), notice)
-        _write(folder / "rows" / f"{summary.stem}.html", page.encode())
-    return summaries, sizes
+        index.add(index_entry(record, summary))
+        details.add(record)
+        if len(details) == settings.rows_per_file:
+            flush()
+    if len(details):
+        flush()
+    payload = index.payload(
+        config=config.name,
+        images=images_url,
+        thumbSide=settings.thumb_side,
+        detailSide=settings.detail_side,
+        rowsPerPage=settings.rows_per_page,
+        rowsPerFile=settings.rows_per_file,
+    )
+    _write(folder / "rows.js", script("index", payload))
+    return summaries
 
 
 def _write_plot(tmp: Path, plot: Plot) -> None:
@@ -98,26 +112,37 @@ def _write_plot(tmp: Path, plot: Plot) -> None:
     _write(tmp / "plots" / f"{plot.name}.svg", plot.svg)
 
 
+def images_url(out: Path, images: Path, config: str) -> str:
+    """The image store as a config page at ``out/<config>/`` links it: relative, ending in a slash."""
+    return Path(os.path.relpath(images.absolute(), (out / config).absolute())).as_posix() + "/"
+
+
 def build_report(
-    out: Path, configs: Sequence[ConfigSource], settings: ReportParams, progress: bool = True, notice: str = ""
+    out: Path,
+    configs: Sequence[ConfigSource],
+    settings: ReportParams,
+    images: Path,
+    progress: bool = True,
+    notice: str = "",
 ) -> dict[str, int]:
-    """Write the gallery of ``configs`` (in the given order) to ``out``; returns rows per config. ``notice``
-    (a synthetic build's warning) opens every page."""
+    """Write the gallery of ``configs`` (in the given order) to ``out``, showing the images of the image store
+    ``images``; returns rows per config. ``notice`` (a synthetic build's warning) opens every page."""
     with atomic_dir(out) as tmp:
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
         collected: list[ConfigRows] = []
-        thumb_sizes: dict[str, dict[str, tuple[int, int]]] = {}
-        for config in configs:
-            summaries, thumb_sizes[config.name] = _write_config(tmp, config, settings, progress, notice)
-            collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
+        with no_cycle_collection():
+            for config in configs:
+                url = images_url(out, images, config.name)
+                summaries = _write_config(tmp, config, settings, url, progress)
+                collected.append(ConfigRows(config.name, config.stratum, tuple(summaries)))
         overview, per_config = all_plots(collected)
         for plot in overview:
             _write_plot(tmp, plot)
         for c in collected:
             for plot in per_config[c.name]:
                 _write_plot(tmp, plot)
-            page = html.config_page(c.name, c.stratum, c.rows, thumb_sizes[c.name], per_config[c.name], notice)
+            page = html.config_page(c.name, c.stratum, c.rows, per_config[c.name], notice)
             _write(tmp / c.name / "index.html", page.encode())
         index = html.index_page(
             [(c.name, c.stratum, src.source, c.rows) for c, src in zip(collected, configs, strict=True)],
