@@ -212,6 +212,7 @@ LONGEST_FIRST = (
 SLOW_FILES = {
     "tests/cli/test_cli_project.py": "every command twice in a child process, from a subfolder and with --root",
     "tests/cli/test_cli_user.py": "every command in a child process, on pipes and on a pseudo-terminal",
+    "tests/cli/test_notice.py": "every command that reads a sample build in a child process",
     "tests/evaluate/test_eval_folder.py": "eval runs in child processes, interrupted with Ctrl-C and resumed",
     "tests/faults/test_faults_network.py": "the fault suite: child processes against failing loopback servers",
     "tests/faults/test_faults_os.py": "the fault suite: child processes on full, read-only and denied file systems",
@@ -228,7 +229,7 @@ SLOW_TESTS = {
 def _mark_slow(items: list[pytest.Item]) -> None:
     stale = [path for path in (*SLOW_FILES, *(t.split("::")[0] for t in SLOW_TESTS)) if not (REPO / path).is_file()]
     for item in items:
-        path = item.path.relative_to(REPO).as_posix()
+        path = item.path.relative_to(REPO).as_posix() if item.path.is_relative_to(REPO) else str(item.path)
         if path in SLOW_FILES or f"{path}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)
         module = getattr(item, "module", None)
