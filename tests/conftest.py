@@ -223,6 +223,7 @@ SLOW_TESTS = {
     "tests/tools/test_integrity.py::test_a_single_byte_flip_anywhere_in_any_artifact_is_caught": "294 whole verifies",
     "tests/review/test_report.py::test_two_builds_are_byte_identical": "two whole galleries",
     "tests/pipeline/test_dvc_deps.py::test_a_stage_process_loads_the_folders_its_deps_name": "a process per stage",
+    "tests/evaluate/test_eval.py::test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes": "eval killed",
 }
 
 
