@@ -174,10 +174,17 @@ def spec_modules() -> set[str]:
     return specs
 
 
+@functools.cache
+def _generated_deps() -> tuple[tuple[str, list[str]], ...]:
+    """Each dvc.yaml stage (foreach merged) with its generated code deps, computed once per run: the checkout does
+    not change while the tests run, and each stage's import closure takes seconds (every edit case reads it)."""
+    layout = load_layout(REPO)
+    return tuple((s.name, compact(set(s.needed), layout)) for s in stage_code(REPO))
+
+
 def _invalidated(path: str) -> set[str]:
     """The dvc.yaml stages (foreach merged) whose generated code deps cover ``path``: what editing it re-runs."""
-    layout = load_layout(REPO)
-    return {s.name for s in stage_code(REPO) if covered(PurePosixPath(path), compact(set(s.needed), layout))}
+    return {name for name, deps in _generated_deps() if covered(PurePosixPath(path), deps)}
 
 
 @pytest.mark.parametrize(
@@ -227,7 +234,7 @@ def test_a_sources_edit_re_runs_only_its_own_stages(folder: str) -> None:
     and no stage of another source, no bake either; only its columns reach further: every config's shards share
     the record schema they are part of."""
     own = _stages_of(folder)
-    per_source = {s.name for s in stage_code(REPO)} - EVERY_SOURCE
+    per_source = {name for name, _ in _generated_deps()} - EVERY_SOURCE
     assert own and own < per_source
     layout = load_layout(REPO)
     shared = {PurePosixPath(f"converters/{folder}/{name}") for name in ("__init__.py", "columns.py")}
