@@ -15,8 +15,10 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from groundbench.commands import STAGES, command_name
+from groundbench.commands import MAINTAINERS, STAGES, USERS, command_name
 from groundbench.core.failures import debug_requested, one_line, safe_streams  # stdlib only: loads at once
+
+COMMANDS = {**USERS, **MAINTAINERS}  # name -> module of every command that is not a stage
 
 
 def run_stage(argv: Sequence[str], name: str) -> int:
@@ -36,10 +38,13 @@ def run_stage(argv: Sequence[str], name: str) -> int:
     return guarded(parse_and_run, "--debug" in argv)
 
 
-def run_command(argv: Sequence[str]) -> int:
-    """A user or maintainer command: parsed by the whole command line (loaded by name, like a stage's module:
-    a stage's process never loads the other commands, nor counts them as its code), then run."""
-    parser = importlib.import_module("groundbench.commands.parser").build_parser()
+def run_command(argv: Sequence[str], name: str | None) -> int:
+    """A user or maintainer command: parsed by a parser of that command alone (the whole command line for
+    ``--help`` or a name not in the table), loaded by name like a stage's module: a stage's process never loads
+    the other commands, nor counts them as its code. Then run."""
+    parser_module = importlib.import_module("groundbench.commands.parser")
+    module = COMMANDS.get(name or "")
+    parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
     args = parser.parse_args(argv)
     return guarded(lambda: int(args.command_module.run(args)), args.debug)
 
@@ -80,4 +85,4 @@ def dispatch(argv: Sequence[str]) -> int:
     name = command_name(argv)
     if name in STAGES:
         return run_stage(argv, name)
-    return run_command(argv)
+    return run_command(argv, name)

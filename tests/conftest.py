@@ -205,7 +205,44 @@ LONGEST_FIRST = (
 )
 
 
+# `make test-fast` (-m "not slow") is the suite a developer runs between edits, within 3 minutes on 2 cores. Besides
+# the tests marked `slow` where they are written (whole builds, DVC, the browser, the benchmark, Dask), these
+# are `slow` too: each runs the CLI as a user does, in a child process, many times over (each start pays
+# a second or more of imports), or a whole stage many times. `make test` runs them all; so does naming the file.
+SLOW_FILES = {
+    "tests/cli/test_cli_project.py": "every command twice in a child process, from a subfolder and with --root",
+    "tests/cli/test_cli_user.py": "every command in a child process, on pipes and on a pseudo-terminal",
+    "tests/cli/test_notice.py": "every command that reads a sample build in a child process",
+    "tests/evaluate/test_eval_folder.py": "eval runs in child processes, interrupted with Ctrl-C and resumed",
+    "tests/faults/test_faults_network.py": "the fault suite: child processes against failing loopback servers",
+    "tests/faults/test_faults_os.py": "the fault suite: child processes on full, read-only and denied file systems",
+    "tests/loaders/test_hub_dataset.py": "a build of every source, published to a loopback Hub, read back",
+    "tests/tools/test_publish.py": "publish runs (some killed) against a loopback Hub",
+}
+SLOW_TESTS = {
+    "tests/tools/test_integrity.py::test_a_single_byte_flip_anywhere_in_any_artifact_is_caught": "294 whole verifies",
+    "tests/review/test_report.py::test_two_builds_are_byte_identical": "two whole galleries",
+    "tests/pipeline/test_dvc_deps.py::test_a_stage_process_loads_the_folders_its_deps_name": "a process per stage",
+    "tests/evaluate/test_eval.py::test_stub_server_gets_our_prompt_and_image_and_a_killed_run_resumes": "eval killed",
+}
+
+
+def _mark_slow(items: list[pytest.Item]) -> None:
+    stale = [path for path in (*SLOW_FILES, *(t.split("::")[0] for t in SLOW_TESTS)) if not (REPO / path).is_file()]
+    for item in items:
+        path = item.path.relative_to(REPO).as_posix() if item.path.is_relative_to(REPO) else str(item.path)
+        if path in SLOW_FILES or f"{path}::{getattr(item, 'originalname', item.name)}" in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+        module = getattr(item, "module", None)
+        # a listed test renamed would silently join `make test-fast`
+        stale += [t for t in SLOW_TESTS if t.startswith(f"{path}::") and not hasattr(module, t.split("::")[1])]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SLOW_FILES / SLOW_TESTS name no test: {sorted(set(stale))}")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    _mark_slow(items)
     rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest keep their order
 

@@ -104,7 +104,7 @@ def test_the_empty_config_is_absent_with_its_reason_and_the_rest_loads(real_gui:
     absent = card.text.split("| why it is not in this build |")[1].split("\n\n")[0]
     for config in empty:
         assert f"| `{config}` | built with 0 rows: its sources give no row for this config |" in absent
-        with pytest.raises(GroundBenchError, match=f"unknown config '{config}'"):
+        with pytest.raises(GroundBenchError, match=f"config '{config}' is not in this build \\(its card"):
             read_config(folder, config)
     for config in names:
         loaded = load_dataset(str(folder), config, split="test", cache_dir=str(tmp_path / "cache"))

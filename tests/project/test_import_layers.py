@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def _package(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[1] in PACKAGES else None
 
 
+@functools.cache  # read only by the tests; parsing every module once per run is enough (the checkout does not change)
 def package_graph(root: Path) -> dict[tuple[str, str], list[str]]:
     """(importer package, imported package) -> the module imports that make the edge."""
     layout = load_layout(root)
@@ -137,6 +139,7 @@ def _by_name(tree: ast.AST) -> tuple[set[str], bool]:
     return literal, computed
 
 
+@functools.cache  # as package_graph: once per run
 def module_graph(root: Path) -> dict[str, set[str]]:
     """Module -> the project modules it imports: by statement, by a literal name, and the table's modules for
     what loads them. A module's own packages are left out: Python has loaded them before it runs."""
