@@ -331,16 +331,31 @@ def _highlight_batch(views: list[tuple[str, int]]) -> int:
     return encoded
 
 
-def child_highlight_floor(renders: str, manifest: str) -> Usage:
-    """The work the bulk stratum requires on top of the floor + write: every highlight image encoded (with
-    the converter's PNG settings) from its decoded render. The blend and outline themselves are not counted."""
+def child_highlight_floor(renders: str, config_folder: str) -> Usage:
+    """The work the bulk stratum requires on top of the floor + write: every bulk row's highlight image encoded
+    (with the converter's PNG settings) from its decoded render. The blend and outline themselves are not counted.
+    Rows are counted, not manifest entries: two rows whose highlights are the same bytes share one entry."""
 
     def floor() -> dict[str, Any]:
-        per_view: dict[str, int] = {}
-        for line in Path(manifest).read_text(encoding="utf-8").splitlines():
-            source = json.loads(line)["source_path"]
-            per_view[source] = per_view.get(source, 0) + 1
-        views = [(str(Path(renders) / source), count) for source, count in sorted(per_view.items())]
+        import pyarrow as pa
+        import pyarrow.ipc as ipc
+
+        folder = Path(config_folder)
+        source_of = {}
+        for line in (folder / "manifest.jsonl").read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            source_of[entry["sha256"]] = entry["source_path"]
+        # One decode per object's view, as the converter decodes (the generated objects are copies sharing render
+        # files; in the release each object has its own).
+        per_view: dict[tuple[str, str], int] = {}
+        for shard in sorted(folder.glob("*.arrow")):
+            with pa.memory_map(str(shard)) as mapped:
+                table = ipc.open_file(mapped).read_all()
+                objects, images = table.column("object_id").to_pylist(), table.column("image_sha256").to_pylist()
+                for obj, sha256 in zip(objects, images, strict=True):
+                    view = (obj, source_of[sha256])
+                    per_view[view] = per_view.get(view, 0) + 1
+        views = [(str(Path(renders) / source), count) for (_, source), count in sorted(per_view.items())]
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=worker_count(0), mp_context=context) as pool:
             encoded = sum(pool.map(_highlight_batch, chunks(views, 32)))  # renders are large: small batches
@@ -536,7 +551,7 @@ def measure_section(
             "gapartnet: highlight floor (decode each render, encode every highlight)",
             child_highlight_floor,
             built.roots["renders"],
-            str(root / "data" / "interim" / "gapartnet" / "bulk_gapartnet" / "manifest.jsonl"),
+            str(root / "data" / "interim" / "gapartnet" / "bulk_gapartnet"),
         )
     obvious_dir = work / f"obvious_{section.source}"
     try:
