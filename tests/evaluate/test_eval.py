@@ -32,26 +32,13 @@ from groundbench.cli import main
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.mock import mock_reply
 from groundbench.evaluate.run import EvalSettings, run_eval
-from tests.conftest import build_all, run_cli, umd_project
+from tests.conftest import run_cli
 from tests.support.openai_stub import OpenAIStub
 
 CONFIGS = ("curated_umd", "bulk_umd")
 CONDITIONS = ("part_named", "part_named/text_only")
 LIMIT = 10
 KINDS = ("correct", "wrong", "fenced", "malformed", "0-1000")
-
-
-@pytest.fixture(autouse=True)
-def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """inspect keeps traces and sample buffers under XDG_DATA_HOME: keep them in the test's folder."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    root = umd_project(tmp_path_factory.mktemp("eval_build") / "project", umd_sample)
-    build_all(root)
-    return root
 
 
 def requests_of(root: Path, config: str, condition: str, tmp: Path) -> list[dict[str, Any]]:

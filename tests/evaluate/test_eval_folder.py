@@ -36,7 +36,7 @@ from groundbench.evaluate.mock import MOCK_ANSWER, mock_reply
 from groundbench.evaluate.run import EvalResult, EvalSettings, run_eval
 from groundbench.evaluate.runfolder import SETTING, check_setting, run_setting, setting_defaults
 from groundbench.evaluate.task import groundbench
-from tests.conftest import build_all, run_cli, umd_project
+from tests.conftest import run_cli
 from tests.support.faults import child_env, error_line
 from tests.support.openai_stub import OpenAIStub
 
@@ -44,19 +44,6 @@ SEED = 20261203
 REPLY = '{"part": "handle", "action": "grasp", "point": [1, 2]}'
 CONFIGS = ("curated_umd", "bulk_umd")
 RESUME = "run the same command again to resume"
-
-
-@pytest.fixture(autouse=True)
-def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """inspect keeps traces and sample buffers under XDG_DATA_HOME: keep them in the test's folder."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
-    root = umd_project(tmp_path_factory.mktemp("eval_folder") / "project", umd_sample)
-    build_all(root)
-    return root
 
 
 def request_ids(root: Path, config: str, condition: str, tmp: Path) -> list[str]:

@@ -27,11 +27,6 @@ SIZES = [(6016, 3384), (5120, 2880), (3840, 2160), (2560, 1440), (1920, 1080), (
 RESOLUTION = re.compile(r"The screen's resolution is (\d+)x(\d+)\.")
 
 
-@pytest.fixture(autouse=True)
-def _inspect_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-
-
 def tool_call(x: float, y: float) -> str:
     return (
         "<tool_call>\n"

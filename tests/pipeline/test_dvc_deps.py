@@ -35,7 +35,7 @@ from groundbench.tools.dvcdeps import (
     stale_lock_entries,
     write,
 )
-from tests.support.dvcrepo import dvc_env
+from tests.support.dvcrepo import dvc_env, git_project
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE_FOLDERS = ("groundbench", "converters", "schemas", "scoring", "loaders", "cards")
@@ -457,18 +457,6 @@ def test_a_dep_that_names_nothing_is_reported(tmp_path: Path) -> None:
     assert any("dep samples/umd.py does not exist" in p for p in problems), problems
 
 
-def _git_project(root: Path) -> Path:
-    """A git repository of the project's tracked files (dvc.lock included, data/ not built)."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
-    for name in filter(None, files.decode().split("\0")):
-        if (REPO / name).is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, root / name)
-    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "project"]):
-        subprocess.run(command, cwd=root, env=dvc_env(), check=True, capture_output=True)
-    return root
-
-
 def _code_changed(root: Path) -> set[str]:
     """`dvc repro code`, then the stages `dvc status` finds with a changed fingerprint (what `dvc repro` re-runs
     for code; their data deps are not built here)."""
@@ -497,7 +485,7 @@ EDITS = [
 
 @pytest.mark.slow  # real DVC: `dvc repro code` and `dvc status` after each edit
 def test_under_dvc_an_edit_re_runs_exactly_the_stages_that_run_the_file(tmp_path: Path) -> None:
-    root = _git_project(tmp_path / "repo")
+    root = git_project(tmp_path / "repo")
     # The committed dvc.lock holds every stage's current fingerprint: nothing to re-run for code.
     assert _code_changed(root) == set()
     for path in EDITS:

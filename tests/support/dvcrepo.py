@@ -53,7 +53,8 @@ def default_repo() -> Path:
     return once("dvc_repo", lambda folder: _repro_repo(folder / "repo")) / "repo"
 
 
-def _repro_repo(root: Path) -> None:
+def git_project(root: Path) -> Path:
+    """A git repository of the project's tracked files (dvc.lock included, data/ not built)."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout
     for name in filter(None, files.decode().split("\0")):
         if (REPO / name).is_file():
@@ -62,4 +63,8 @@ def _repro_repo(root: Path) -> None:
     run_ok(root, "git", "init", "-q")
     run_ok(root, "git", "add", "-A")
     run_ok(root, "git", "commit", "-qm", "project")
-    run_ok(root, "dvc", "repro")
+    return root
+
+
+def _repro_repo(root: Path) -> None:
+    run_ok(git_project(root), "dvc", "repro")
