@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,6 +34,10 @@ os.environ.setdefault("DVC_NO_ANALYTICS", "1")
 # Loopback servers (tests/support/loopback.py, hubstub.py, openai_stub.py) must never be reached through a proxy.
 for _variable in ("NO_PROXY", "no_proxy"):
     os.environ[_variable] = ",".join(filter(None, [os.environ.get(_variable), "127.0.0.1", "localhost"]))
+# A suite started in the background of a non-interactive shell (`make test &`) inherits SIGINT ignored, and every
+# child it starts would too (an ignored signal stays ignored across exec): the Ctrl-C cases need Python's default.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def needs(folder: Path) -> pytest.MarkDecorator:
