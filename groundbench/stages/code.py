@@ -38,13 +38,20 @@ def stage_module(command: str) -> str:
     name = command_name(argv[1:]) if argv and argv[0] in ("groundbench", "bin/groundbench") else None
     if name not in STAGES:
         raise GroundBenchError(
-            DVC_FILE, command, f"a stage command is `bin/groundbench STAGE ...`, STAGE one of {sorted(STAGES)}"
+            DVC_FILE,
+            command,
+            f"not a stage command: a stage command is `bin/groundbench STAGE ...`, STAGE one of {sorted(STAGES)}",
         )
     return STAGES[name]
 
 
+def paths(entries: list[Any]) -> list[str]:
+    """The paths of a dvc.yaml ``deps`` or ``outs`` list (an entry is a path, or a path with its options)."""
+    return [d if isinstance(d, str) else next(iter(d)) for d in entries]
+
+
 def dep_paths(body: dict[str, Any]) -> list[str]:
-    return [d if isinstance(d, str) else next(iter(d)) for d in body.get("deps", [])]
+    return paths(body.get("deps", []))
 
 
 def read_stages(root: Path) -> dict[str, dict[str, Any]]:

@@ -40,8 +40,7 @@ from groundbench.core.closure import (
     load_layout,
     stage_files,
 )
-from groundbench.errors import GroundBenchError
-from groundbench.stages.code import CODE, DVC_FILE, dep_paths, fingerprint_dep
+from groundbench.stages.code import CODE, DVC_FILE, dep_paths, fingerprint_dep, paths, read_stages, stage_module
 
 __all__ = ["Closure", "Layout", "imported_names", "load_layout"]  # what the import-layer test reads through here
 
@@ -52,32 +51,19 @@ SPEC = "spec"
 
 def command_entry(command: str) -> tuple[str, argparse.Namespace]:
     """The stage module a command runs and its parsed arguments (its own parser: it cannot be mapped wrong)."""
-    from groundbench.commands import STAGES, command_name
+    from groundbench.commands import command_name
     from groundbench.stages.command import stage_parser
 
-    argv = shlex.split(command)
-    # bin/groundbench runs the checkout's .venv (or PATH's) groundbench with the same arguments.
-    if not argv or argv[0] not in ("groundbench", "bin/groundbench"):
-        raise GroundBenchError(DVC_FILE, command, "a stage command must be `bin/groundbench ...`")
-    name = command_name(argv[1:])
-    if name not in STAGES:
-        raise GroundBenchError(DVC_FILE, command, f"not a stage command; expected one of {sorted(STAGES)}")
-    return STAGES[name], stage_parser(name).parse_args(argv[1:])
-
-
-def command_plugins(command: str) -> list[str]:
-    """The "module:function" references the stage loads for this command's arguments."""
-    _, args = command_entry(command)
-    from groundbench.stages.command import stage_plugins
-
-    return stage_plugins(args.command_module, args)
+    module = stage_module(command)  # bin/groundbench runs the checkout's .venv (or PATH's) groundbench
+    argv = shlex.split(command)[1:]
+    return module, stage_parser(command_name(argv) or "").parse_args(argv)
 
 
 def command_folders(command: str) -> tuple[str, ...] | None:
     """The source folders the stage loads for this command's arguments (None: every listed folder)."""
-    _, args = command_entry(command)
     from groundbench.stages.command import stage_folders
 
+    _, args = command_entry(command)
     return stage_folders(args.command_module, args)
 
 
@@ -85,12 +71,13 @@ def command_roots(closure: Closure, command: str) -> set[str]:
     """The modules a command's stage names as its roots: its stage module, the plug-ins it declares for these
     arguments and, when it loads the registry, the spec of each source folder it serves."""
     from groundbench.core.plugins import split_ref
+    from groundbench.stages.command import stage_folders, stage_plugins
 
-    module, _ = command_entry(command)
-    roots = {module, *(split_ref(ref)[0] for ref in command_plugins(command))}
+    module, args = command_entry(command)  # parsed once for the plug-ins and the folders
+    roots = {module, *(split_ref(ref)[0] for ref in stage_plugins(args.command_module, args))}
     if REGISTRY_MODULE in closure.stage(roots):
         packages = closure.listed()
-        folders = command_folders(command)
+        folders = stage_folders(args.command_module, args)
         roots |= {f"{packages[name]}.{SPEC}" for name in (packages if folders is None else folders)}
     return roots
 
@@ -117,19 +104,12 @@ class StageCode:
     fingerprinted: bool  # it depends on its data/code/<stage>.sha256
 
 
-def _stages(root: Path) -> dict[str, dict[str, Any]]:
-    import yaml
-
-    stages: dict[str, dict[str, Any]] = yaml.safe_load((root / DVC_FILE).read_text())["stages"]
-    return stages
-
-
 def stage_code(root: Path) -> list[StageCode]:
     """Every stage of ``root/dvc.yaml`` but the ``code`` stage, with its roots and the code they run."""
     layout = load_layout(root)
     closure = Closure(root, layout)
     result = []
-    for name, stage in _stages(root).items():
+    for name, stage in read_stages(root).items():
         if name == CODE_STAGE or "foreach" in stage:
             continue  # a foreach stage: dvcstages.check names it
         modules = command_roots(closure, stage["cmd"])
@@ -173,19 +153,14 @@ def check(root: Path) -> list[str]:
             )
         if not stage.fingerprinted:
             problems.append(f"{stage.name}: no dep on {fingerprint_dep(stage.name)} (the code its roots import)")
-    defined = _stages(root)
+    defined = read_stages(root)
     want = code_stage(layout, [s.name for s in code])
     got = defined.get(CODE_STAGE)
     if got is None:
         problems.append(f"{CODE_STAGE}: no such stage (it writes every stage's {CODE}/<stage>.sha256)")
     else:
         for field in ("cmd", "deps", "outs"):
-            have = got.get(field)
-            if field != "cmd":
-                have = [d if isinstance(d, str) else next(iter(d)) for d in have or []]
-                want_field = [d if isinstance(d, str) else next(iter(d)) for d in want[field]]
-            else:
-                want_field = want[field]
+            have, want_field = _plain(got.get(field)), _plain(want[field])
             if have != want_field:
                 problems.append(f"{CODE_STAGE}: {field} {have!r} != {want_field!r}")
     gone = stale_lock_entries(root)
@@ -204,7 +179,7 @@ def stale_lock_entries(root: Path) -> list[str]:
     path = root / LOCK_FILE
     if not path.is_file():
         return []
-    names = set(_stages(root))
+    names = set(read_stages(root))
     return [
         m.group(1)
         for line in path.read_text().splitlines(keepends=True)
@@ -236,7 +211,7 @@ def stale_deps(root: Path) -> list[str]:
     """Module or folder deps outside ``data/`` that name nothing: code that moved out of every package folder
     is no longer a code dep (``--write`` leaves it alone), so it would stay behind and fail ``dvc repro``."""
     problems = []
-    for name, stage in _stages(root).items():
+    for name, stage in read_stages(root).items():
         for path in dep_paths(stage.get("do", stage)):
             code_like = path.endswith(".py") or "/" in path  # a module or a folder's path, not a top-level file
             if code_like and "${" not in path and not path.startswith("data/") and not (root / path).exists():
@@ -292,9 +267,8 @@ def write(root: Path) -> list[str]:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, list):
-        return [d if isinstance(d, str) else next(iter(d)) for d in value]
-    return value
+    """A field of a stage as compared: a deps or outs list as its paths, the command as it is."""
+    return paths(value) if isinstance(value, list) else value
 
 
 def matrix(root: Path) -> tuple[list[str], str]:

@@ -30,6 +30,7 @@ from typing import Any
 from groundbench.core import registry
 from groundbench.core.registry import CONFIGS, FETCHES, SPECS, sources_key
 from groundbench.core.spec import Sample, SourceSpec
+from groundbench.stages.code import CODE, paths
 
 DVC_FILE = "dvc.yaml"
 SHARDS_PARAMS = ("shards.max_bytes", "shards.rows_per_batch")
@@ -194,11 +195,7 @@ def expected(root: Path) -> dict[str, Stage]:
     return stages
 
 
-def _paths(entries: list[Any]) -> tuple[str, ...]:
-    return tuple(e if isinstance(e, str) else next(iter(e)) for e in entries)
-
-
-CODE_FOLDER = "data/code/"  # the stages' code fingerprints (groundbench/stages/code.py): a code dep, not data
+CODE_FOLDER = f"{CODE}/"  # the stages' code fingerprints (groundbench/stages/code.py): a code dep, not data
 
 
 def is_data(dep: str) -> bool:
@@ -210,9 +207,9 @@ def actual(spec: dict[str, Any], data: bool = True) -> dict[str, Stage]:
     return {
         name: Stage(
             body["cmd"],
-            tuple(d for d in _paths(body.get("deps", [])) if not data or is_data(d)),
-            _paths(body.get("params", [])),
-            _paths(body.get("outs", [])),
+            tuple(d for d in paths(body.get("deps", [])) if not data or is_data(d)),
+            tuple(paths(body.get("params", []))),
+            tuple(paths(body.get("outs", []))),
         )
         for name, stage in spec.get("stages", {}).items()
         for body in [stage.get("do", stage)]  # a foreach stage (no longer written): its template
