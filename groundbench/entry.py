@@ -16,7 +16,12 @@ import sys
 from collections.abc import Callable, Sequence
 
 from groundbench.commands import MAINTAINERS, STAGES, USERS, command_name
-from groundbench.core.failures import debug_requested, one_line, safe_streams  # stdlib only: loads at once
+from groundbench.core.failures import (  # stdlib only: loads at once
+    debug_requested,
+    one_line,
+    safe_streams,
+    sigterm_unwinds,
+)
 
 COMMANDS = {**USERS, **MAINTAINERS}  # name -> module of every command that is not a stage
 
@@ -51,7 +56,6 @@ def run_command(argv: Sequence[str], name: str | None) -> int:
 
 def guarded(run: Callable[[], int], debug: bool) -> int:
     """Run one command; every failure ends in one ``error:`` line and an exit status (core/failures.py)."""
-    from groundbench.core.failures import debug_requested, one_line, sigterm_unwinds
     from groundbench.core.terminal import quiet_progress
 
     quiet_progress()  # the libraries' progress bars: on a terminal only, never in a log

@@ -268,10 +268,10 @@ def run_bake(root: Path, params: Params, config: str, interim: str | None = None
 def run(args: argparse.Namespace) -> int:
     # One process bakes every config a convert or derive stage wrote (dvc.yaml): its start-up (Arrow, the
     # row rules' pandera and polars) is paid once, each config still its own outputs.
-    loaded = params(args)
+    project, loaded = root(args), params(args)
     for item in args.configs:
         interim, config = split_config(item)
-        result = run_bake(root(args), loaded, config, interim)
+        result = run_bake(project, loaded, config, interim)
         valid = f"{result.rows} rows, {result.excluded} excluded, valid"
         state = f"absent (reason in data/shards/{config}/ABSENT)" if result.absent else valid
         console.print(f"{config}: {state}")
