@@ -4,9 +4,9 @@ help, each sub-command's and each nested action's (``results export``), keyed by
 For checking the texts (tests/cli/test_help.py) and for comparing them across a change (a restructure of the
 command line must leave every option in place)::
 
-    .venv/bin/python -m tests.support.helptexts > /tmp/help-before.txt   # on the old commit
-    .venv/bin/python -m tests.support.helptexts > /tmp/help-after.txt    # on the new one
-    diff /tmp/help-before.txt /tmp/help-after.txt
+    .venv/bin/python -m tests.support.helptexts > build/help-before.txt   # on the old commit
+    .venv/bin/python -m tests.support.helptexts > build/help-after.txt    # on the new one
+    diff build/help-before.txt build/help-after.txt
 
 tests/cli/help-texts.txt holds them as committed (tests/cli/test_help.py compares); a deliberate change of a
 help text rewrites it: ``.venv/bin/python -m tests.support.helptexts > tests/cli/help-texts.txt``.
