@@ -10,7 +10,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -122,7 +122,14 @@ class Visit:
         file has loaded."""
         self.page.goto(f"{self.base}/report/{path}", wait_until="load")
         if "#" in path:
-            self.page.wait_for_selector("#detail h1, #missing")
+            # Only the fragment may have changed (no new document): the previous row's view is still up until
+            # the page has read the new one's details, so wait for this id, not for any view.
+            wanted = unquote(path.split("#", 1)[1])
+            self.page.wait_for_function(
+                """wanted => (document.querySelector('#detail h1')?.textContent === wanted)
+                    || (document.querySelector('#missing')?.textContent.includes(wanted) ?? false)""",
+                arg=wanted,
+            )
         return self.page
 
     def broken_images(self) -> list[str]:
