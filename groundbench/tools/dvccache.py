@@ -1,7 +1,7 @@
 """The DVC cache behind a damaged file: find the object, say how to repair it, repair it.
 
 ``make build`` relinks every output to the DVC cache (``.dvc/config`` cache type
-``reflink,hardlink,copy``, then ``dvc checkout --relink``): a workspace file *is* its cache object, and a
+``hardlink,reflink,copy``, then ``dvc checkout --relink``): a workspace file *is* its cache object, and a
 config's interim file, its shard and their object are one inode. One flipped bit in that object
 changes every file linked to it, and DVC cannot tell: ``dvc status`` trusts the hashes it recorded,
 and ``dvc checkout --force`` / ``dvc pull --force`` find the object present and keep its bytes.
