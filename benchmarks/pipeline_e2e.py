@@ -69,28 +69,31 @@ def child_bake(interim: str, out: str, config: str, workers: int, max_bytes: int
 
 
 def child_validation_only(interim: str) -> Usage:
-    """What bake's checks cost alone, one core: schema + value rules (pandera), baselines, image hashes."""
+    """What bake's checks cost alone, one core: schema + value rules (pandera), baselines, image hashes,
+    on the groups of batches bake checks together."""
     import pyarrow as pa
 
-    from groundbench.core.shards import iter_batches
+    from groundbench.core.shards import open_shard, shard_files
     from groundbench.schemas.rules import validate_table
     from groundbench.scoring.baselines import bake_row_baselines
-    from groundbench.stages.bake import _bad_images
+    from groundbench.stages.bake import _bad_images, batch_tasks
 
     def run() -> dict[str, Any]:
         seconds = {"rules": 0.0, "baselines": 0.0, "hashes": 0.0}
         rows = 0
-        for batch in iter_batches(Path(interim)):
+        readers = {path: open_shard(path) for path in shard_files(Path(interim))}
+        for task in batch_tasks(Path(interim), readers):
+            batches = [readers[task.shard].get_batch(index) for index in task.indices]
             started = time.perf_counter()
-            baked = bake_row_baselines(batch)
+            baked = [bake_row_baselines(batch) for batch in batches]
             seconds["baselines"] += time.perf_counter() - started
             started = time.perf_counter()
-            validate_table(pa.Table.from_batches([baked]), "bench")
+            validate_table(pa.Table.from_batches(baked), "bench")
             seconds["rules"] += time.perf_counter() - started
             started = time.perf_counter()
-            assert not list(_bad_images(batch))
+            assert not any(list(_bad_images(batch)) for batch in batches)
             seconds["hashes"] += time.perf_counter() - started
-            rows += batch.num_rows
+            rows += sum(batch.num_rows for batch in batches)
         return {"rows": rows, **{k: round(v, 2) for k, v in seconds.items()}}
 
     return measured(run)

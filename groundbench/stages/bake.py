@@ -44,7 +44,10 @@ if TYPE_CHECKING:
 # spawned worker spends ~3 CPU s importing Arrow/polars/pandera first (bulk_umd at 1/10 scale, 0.46 GB:
 # 6 s on one core, 24 s on two on a loaded host).
 PARALLEL_MIN_BYTES = 2**30
-WINDOW = 8  # batches in flight at once (each worker maps one shard and returns only small columns)
+WINDOW = 8  # groups of batches in flight at once (each worker maps one shard and returns only small columns)
+# Consecutive batches of a shard checked as one table: the row rules cost ~40 ms per call whatever its size
+# (pandera runs every check as its own polars query), so 256-row batches one by one spent most of it there.
+GROUP_ROWS = 4096
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,7 @@ class BakeResult:
 @dataclass(frozen=True)
 class BatchTask:
     shard: Path
-    index: int
+    indices: tuple[int, ...]  # consecutive record batches of the shard, checked together
     where: str
 
 
@@ -100,12 +103,7 @@ def bake_config(
     manifest = read_manifest(interim / "manifest.jsonl")
     files = shard_files(interim)
     readers = {path: open_shard(path) for path in files}
-    tasks = [
-        BatchTask(path, index, f"{interim}/batch {number}")
-        for number, (path, index) in enumerate(
-            (path, index) for path in files for index in range(readers[path].num_record_batches)
-        )
-    ]
+    tasks = batch_tasks(interim, readers)
     size = sum(path.stat().st_size for path in files)
     automatic = worker_count(0) if size >= PARALLEL_MIN_BYTES else 1
     count = automatic if workers is None else worker_count(workers)
@@ -114,14 +112,15 @@ def bake_config(
     baselines: list[pa.Array] = []
     rows_sealed: list[tuple[str, str]] = []  # (example_id, row_sha256) in shard order
     # First pass: check every batch (in parallel); keep only its baselines column.
-    for task, verdict in zip(tasks, ordered_map(check_batch, tasks, count, WINDOW), strict=True):
-        batch = readers[task.shard].get_batch(task.index)
-        _check_listed(batch, manifest, verdict, task.where, used)
-        baselines.append(verdict.baselines)
-        rows_sealed.extend(zip(batch.column("example_id").to_pylist(), verdict.digests, strict=True))
-        excluded += verdict.excluded
-        rows += batch.num_rows
-        unchanged = unchanged and verdict.unchanged
+    for task, verdicts in zip(tasks, ordered_map(check_batches, tasks, count, WINDOW), strict=True):
+        for index, verdict in zip(task.indices, verdicts, strict=True):
+            batch = readers[task.shard].get_batch(index)
+            _check_listed(batch, manifest, verdict, task.where, used)
+            baselines.append(verdict.baselines)
+            rows_sealed.extend(zip(batch.column("example_id").to_pylist(), verdict.digests, strict=True))
+            excluded += verdict.excluded
+            rows += batch.num_rows
+            unchanged = unchanged and verdict.unchanged
     unused = sorted(set(manifest) - used)
     if unused:
         raise GroundBenchError(
@@ -132,8 +131,9 @@ def bake_config(
         _link_files(files, shards_out)
     else:
         with ShardWriter(shards_out, max_shard_bytes, rows_per_batch) as writer:
-            for task, column in zip(tasks, baselines, strict=True):
-                batch = readers[task.shard].get_batch(task.index)
+            batches = [(task.shard, index) for task in tasks for index in task.indices]
+            for (shard, index), column in zip(batches, baselines, strict=True):
+                batch = readers[shard].get_batch(index)
                 index = batch.schema.get_field_index("baselines")
                 writer.add_batch(batch.set_column(index, batch.schema.field("baselines"), column))
     # The shards as written (or linked) are hashed once more: the manifest records their exact bytes.
@@ -148,18 +148,40 @@ def bake_config(
     )
 
 
-def check_batch(task: BatchTask) -> BatchVerdict:
-    """Schema, value rules, baselines and image hashes of one interim batch (runs in a worker)."""
-    batch = open_shard(task.shard).get_batch(task.index)
-    check_arrow_schema(batch.schema, task.where)
-    baked = bake_row_baselines(batch)
-    validate_table(pa.Table.from_batches([baked]), task.where)
-    return BatchVerdict(
-        baselines=baked.column("baselines"),
-        excluded=int(pc.sum(baked.column("excluded")).as_py() or 0),
-        unchanged=baked.column("baselines").equals(batch.column("baselines")),
-        bad_images=tuple(_bad_images(batch)),
-        digests=tuple(row_digests(baked)),
+def batch_tasks(interim: Path, readers: dict[Path, pa.ipc.RecordBatchFileReader]) -> list[BatchTask]:
+    """Each shard's batches in groups of about ``GROUP_ROWS`` rows (a group never spans two shards)."""
+    tasks: list[BatchTask] = []
+    number = 0  # batches are numbered across the config's shards, in order
+    for path, reader in readers.items():
+        group: list[int] = []
+        rows = 0
+        for index in range(reader.num_record_batches):
+            group.append(index)
+            rows += reader.get_batch(index).num_rows
+            if rows >= GROUP_ROWS or index == reader.num_record_batches - 1:
+                span = f"batch {number}" if len(group) == 1 else f"batches {number}-{number + len(group) - 1}"
+                tasks.append(BatchTask(path, tuple(group), f"{interim}/{span}"))
+                number += len(group)
+                group, rows = [], 0
+    return tasks
+
+
+def check_batches(task: BatchTask) -> tuple[BatchVerdict, ...]:
+    """Schema, value rules, baselines and image hashes of a group of interim batches (runs in a worker)."""
+    reader = open_shard(task.shard)
+    check_arrow_schema(reader.schema, task.where)
+    batches = [reader.get_batch(index) for index in task.indices]
+    baked = [bake_row_baselines(batch) for batch in batches]
+    validate_table(pa.Table.from_batches(baked), task.where)
+    return tuple(
+        BatchVerdict(
+            baselines=done.column("baselines"),
+            excluded=int(pc.sum(done.column("excluded")).as_py() or 0),
+            unchanged=done.column("baselines").equals(batch.column("baselines")),
+            bad_images=tuple(_bad_images(batch)),
+            digests=tuple(row_digests(done)),
+        )
+        for batch, done in zip(batches, baked, strict=True)
     )
 
 
