@@ -72,18 +72,26 @@ def open_data_file(path: Path) -> pq.ParquetFile:
         raise GroundBenchError(path, "file", f"not a complete Parquet file ({exc})") from exc
 
 
-def iter_file_batches(path: Path, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
-    """One data file's rows, one row group at a time."""
+def iter_file_batches(
+    path: Path, columns: Sequence[str] | None = None, rows: int | None = None
+) -> Iterator[pa.RecordBatch]:
+    """One data file's rows, one row group at a time (``rows``: that many rows at a time, pages read as needed)."""
     reader = open_data_file(path)
+    names = None if columns is None else list(columns)
+    if rows is not None:
+        yield from reader.iter_batches(batch_size=rows, columns=names)
+        return
     for index in range(reader.num_row_groups):
-        table = reader.read_row_group(index, columns=None if columns is None else list(columns))
+        table = reader.read_row_group(index, columns=names)
         yield from table.combine_chunks().to_batches()
 
 
-def iter_batches(config_dir: Path, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
-    """THE reader of published data files: a config folder's rows, one row group at a time, in order."""
+def iter_batches(
+    config_dir: Path, columns: Sequence[str] | None = None, rows: int | None = None
+) -> Iterator[pa.RecordBatch]:
+    """THE reader of published data files: a config folder's rows, one row group (or ``rows``) at a time, in order."""
     for path in data_files(config_dir):
-        yield from iter_file_batches(path, columns)
+        yield from iter_file_batches(path, columns, rows)
 
 
 def record_configs(folder: Path) -> list[str]:
@@ -148,8 +156,11 @@ def iter_rows(folder: Path, config: str) -> Iterator[dict[str, Any]]:
     return _rows_of(record_config_dir(folder, config))
 
 
+ROWS_AT_ONCE = 16  # a few rows' pages decoded at a time: the first rows come without reading a whole row group
+
+
 def _rows_of(path: Path) -> Iterator[dict[str, Any]]:
-    for batch in iter_batches(path):
+    for batch in iter_batches(path, rows=ROWS_AT_ONCE):
         for index in range(batch.num_rows):
             yield batch.slice(index, 1).to_pylist()[0]
 

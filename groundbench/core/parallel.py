@@ -13,7 +13,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -24,7 +24,15 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 # chunks and worker_count: the converters batch items and size their pools with them, as before the split.
-__all__ = ["DaskCluster", "chunks", "leave_signals_to_parent", "ordered_map", "signals_held", "worker_count"]
+__all__ = [
+    "DaskCluster",
+    "chunks",
+    "each_in_threads",
+    "leave_signals_to_parent",
+    "ordered_map",
+    "signals_held",
+    "worker_count",
+]
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,27 @@ def ordered_map(
         yield from windowed(submit, items, size, window)
     finally:
         # Stopped early (an error, Ctrl-C, SIGTERM): chunks not started yet are dropped, not waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def each_in_threads(func: Callable[[T, threading.Event], None], items: Sequence[T], workers: int) -> None:
+    """``func(item, stop)`` for every item, ``workers`` at once on threads (for work that releases the GIL).
+
+    When one fails or the caller is interrupted (Ctrl-C), ``stop`` is set and the items not started are
+    dropped; a running ``func`` should end at its next step once ``stop`` is set, so the error surfaces
+    at once instead of after every item has run.
+    """
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=max(workers, 1))
+    try:
+        futures = [pool.submit(func, item, stop) for item in items]
+        wait(futures, return_when=FIRST_EXCEPTION)  # every item done, or the first failure, whichever item it is
+        for future in sorted(futures, key=lambda f: not f.done()):  # a failed one before one still running
+            future.result()
+    except BaseException:
+        stop.set()
+        raise
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -18,10 +18,12 @@ in the build, since ``publish`` writes the commit into the uploaded card).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 from datasets import Features
 from datasets.info import DatasetInfo, DatasetInfosDict
 from datasets.splits import SplitDict, SplitInfo
@@ -32,6 +34,7 @@ from groundbench.cards.render import render_body, sources_read, synthetic_notice
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.manifests import sha256_file, write_sha256sums
+from groundbench.core.parallel import each_in_threads, worker_count
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
 from groundbench.loaders.published import CHECKSUMS, DATA_GLOB, iter_rows, rows_per_group, write_config
@@ -166,16 +169,24 @@ def _sizes(shards: list[Path]) -> tuple[int, int]:
     return rows, nbytes
 
 
-def publish_config(source: Path, target: Path, info: ConfigInfo, version: str, synthetic: bool) -> None:
-    """One record config's Arrow shards as published Parquet, with prompts and licences added."""
+def publish_config(
+    source: Path, target: Path, info: ConfigInfo, version: str, synthetic: bool, stop: threading.Event | None = None
+) -> None:
+    """One record config's Arrow shards as published Parquet, with prompts and licences added (``stop``: set
+    when the command is ending early; the config is then left unwritten at the next batch)."""
     schema = published_arrow_schema(version)
     rows, nbytes = _sizes(shard_files(source))
 
     def licence_of(row_source: str) -> str:
         return licence_text(row_source, synthetic)
 
-    batches = (with_published_columns(batch, licence_of, schema) for batch in iter_batches(source))
-    write_config(target, batches, schema, rows_per_group(rows, nbytes))
+    def batches() -> Iterator[pa.RecordBatch]:
+        for batch in iter_batches(source):
+            if stop is not None and stop.is_set():
+                raise InterruptedError(f"{target}: stopped before it was written")
+            yield with_published_columns(batch, licence_of, schema)
+
+    write_config(target, batches(), schema, rows_per_group(rows, nbytes))
 
 
 TEASER = "assets/teaser.png"
@@ -233,10 +244,14 @@ def assemble(
     declaration to ``eval.yaml``.
     """
     with atomic_dir(folder) as tmp:
-        for info in configs:
-            publish_config(
-                shards_root / info.name, tmp / "data" / info.name, info, meta.version, info.name in meta.synthetic
-            )
+
+        def publish(info: ConfigInfo, stop: threading.Event) -> None:
+            synthetic = info.name in meta.synthetic
+            publish_config(shards_root / info.name, tmp / "data" / info.name, info, meta.version, synthetic, stop)
+
+        # One config per core at once: Parquet encoding and writing release the GIL, and each config is its
+        # own files, so the bytes do not depend on the order.
+        each_in_threads(publish, configs, worker_count(0))
         baseline_shards = [] if baselines_root is None else shard_files(baselines_root)
         if baseline_shards and baselines_root is not None:
             rows, nbytes = _sizes(baseline_shards)
