@@ -37,7 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -137,9 +137,15 @@ def _line(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":")) + "\n"
 
 
+def _entry_fields(entry: ManifestEntry) -> dict[str, Any]:
+    """An image line's fields: what ``dataclasses.asdict`` gives, without its deep copy (a tenth of the time
+    for thousands of entries; the producer's package map is the only nested value, and it is only read)."""
+    return {**vars(entry), "producer": vars(entry.producer)}
+
+
 def write_manifest(path: Path, entries: dict[str, ManifestEntry]) -> None:
     """An image manifest (a converter's): entries keyed by sha256, written sorted."""
-    write_text(path, "".join(_line(asdict(entries[sha])) for sha in sorted(entries)))
+    write_text(path, "".join(_line(_entry_fields(entries[sha])) for sha in sorted(entries)))
 
 
 def write_config_manifest(
@@ -147,7 +153,7 @@ def write_config_manifest(
 ) -> None:
     """A config's manifest: shard lines, image lines, row lines (``(example_id, row_sha256)`` in shard order)."""
     lines = [_line({"bytes": s.bytes, "sha256": s.sha256, "shard": s.name}) for s in sorted(shards, key=_name)]
-    lines += [_line(asdict(images[sha])) for sha in sorted(images)]
+    lines += [_line(_entry_fields(images[sha])) for sha in sorted(images)]
     lines += [_line({"example_id": example_id, "row_sha256": digest}) for example_id, digest in rows]
     write_text(path, "".join(lines))
 
