@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -88,22 +89,42 @@ def ordered_map(
 def each_in_threads(func: Callable[[T, threading.Event], None], items: Sequence[T], workers: int) -> None:
     """``func(item, stop)`` for every item, ``workers`` at once on threads (for work that releases the GIL).
 
-    When one fails or the caller is interrupted (Ctrl-C), ``stop`` is set and the items not started are
-    dropped; a running ``func`` should end at its next step once ``stop`` is set, so the error surfaces
-    at once instead of after every item has run.
+    Every item runs to its end, and the error raised is the first item's in input order, as if they had run
+    one after another: which of two configs meets a full disk first must not depend on the threads' timing.
+    Only when the caller is interrupted (Ctrl-C) is ``stop`` set: the items not started are dropped, a running
+    ``func`` should end at its next step, and every thread has ended before the interruption goes on.
     """
     stop = threading.Event()
-    pool = ThreadPoolExecutor(max_workers=max(workers, 1))
+    pending: queue.SimpleQueue[tuple[int, T]] = queue.SimpleQueue()
+    for number, item in enumerate(items):
+        pending.put((number, item))
+    errors: dict[int, BaseException] = {}
+
+    def work() -> None:
+        while not stop.is_set():
+            try:
+                number, item = pending.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                func(item, stop)
+            except BaseException as exc:  # noqa: BLE001 (kept, and raised in the caller's thread below)
+                errors[number] = exc
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(workers, len(items))))]
     try:
-        futures = [pool.submit(func, item, stop) for item in items]
-        wait(futures, return_when=FIRST_EXCEPTION)  # every item done, or the first failure, whichever item it is
-        for future in sorted(futures, key=lambda f: not f.done()):  # a failed one before one still running
-            future.result()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     except BaseException:
         stop.set()
+        for thread in threads:
+            if thread.ident is not None:  # started: its item stops at its next step
+                thread.join()
         raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    if errors:
+        raise errors[min(errors)]
 
 
 INTERRUPTS = {signal.SIGINT, signal.SIGTERM}

@@ -9,7 +9,6 @@ bounded by one batch whatever the config's size.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -61,10 +60,6 @@ class ShardWriter:
         self._file_bytes = 0
         self._dir_context = atomic_dir(folder)
         self._tmp: Path | None = None
-        # One batch is written on this thread while the caller builds the next (Arrow's writes release the
-        # GIL): the file work overlaps the rows' Python work, and at most one batch waits in memory.
-        self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shard-writer")
-        self._writing: Future[None] | None = None
 
     def __enter__(self) -> ShardWriter:
         self._tmp = self._dir_context.__enter__()
@@ -129,30 +124,19 @@ class ShardWriter:
 
     def _write_batch(self, batch: pa.RecordBatch) -> None:
         assert self._tmp is not None, "use ShardWriter as a context manager"
-        self._wait()  # the previous batch is on disk (or its error is raised here) before the next one goes
         size = batch.nbytes
-        new_file = self._writer is None or bool(self._file_bytes and self._file_bytes + size > self.max_shard_bytes)
-        if new_file:
-            self._files.append(self._tmp / f"part-{len(self._files):05d}.arrow")
+        if self._writer is not None and self._file_bytes and self._file_bytes + size > self.max_shard_bytes:
+            self._close_file()
+        if self._writer is None:
+            path = self._tmp / f"part-{len(self._files):05d}.arrow"
+            self._files.append(path)
+            self._sink = pa.OSFile(str(path), "wb")
+            self._writer = pa.ipc.new_file(self._sink, self.schema)
             self._file_bytes = 0
+        self._writer.write_batch(batch)
         self._file_bytes += size
         self.rows += batch.num_rows
         self.bytes += size
-        self._writing = self._io.submit(self._write_to_file, batch, self._files[-1] if new_file else None)
-
-    def _write_to_file(self, batch: pa.RecordBatch, new_path: Path | None) -> None:
-        """On the writer thread: start ``new_path`` (closing the current file) when given, then write."""
-        if new_path is not None:
-            self._close_file()
-            self._sink = pa.OSFile(str(new_path), "wb")
-            self._writer = pa.ipc.new_file(self._sink, self.schema)
-        assert self._writer is not None
-        self._writer.write_batch(batch)
-
-    def _wait(self) -> None:
-        writing, self._writing = self._writing, None
-        if writing is not None:
-            writing.result()
 
     def _close_file(self) -> None:
         if self._writer is not None:
@@ -171,15 +155,10 @@ class ShardWriter:
         self._dir_context.__exit__(exc_type, exc, tb)
 
     def _finish(self, complete: bool) -> None:
-        try:
-            if complete:
-                self._flush()
-                if not self._files:  # an empty config still gets one (empty) shard with its schema
-                    self._write_batch(pa.RecordBatch.from_pylist([], schema=self.schema))
-        finally:
-            self._io.shutdown(wait=True)  # the batch in flight ends (written, or failed) before the file closes
         if complete:
-            self._wait()
+            self._flush()
+            if not self._files:  # an empty config still gets one (empty) shard with its schema
+                self._write_batch(pa.RecordBatch.from_pylist([], schema=self.schema))
         self._close_file()
         if complete:
             total = len(self._files)

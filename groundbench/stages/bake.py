@@ -134,8 +134,8 @@ def bake_config(
             batches = [(task.shard, index) for task in tasks for index in task.indices]
             for (shard, index), column in zip(batches, baselines, strict=True):
                 batch = readers[shard].get_batch(index)
-                index = batch.schema.get_field_index("baselines")
-                writer.add_batch(batch.set_column(index, batch.schema.field("baselines"), column))
+                position = batch.schema.get_field_index("baselines")
+                writer.add_batch(batch.set_column(position, batch.schema.field("baselines"), column))
     # The shards as written (or linked) are hashed once more: the manifest records their exact bytes.
     write_config_manifest(manifest_out, manifest, map(file_record, shard_files(shards_out)), rows_sealed)
     return BakeResult(

@@ -1,14 +1,20 @@
-"""``each_in_threads``: every item runs; the first failure surfaces at once, stops the running items at their
-next step and drops the items not started (assemble's Parquet writers, one config per core)."""
+"""``each_in_threads`` (assemble's Parquet writers, one config per core): every item runs; the error raised is
+the first item's in input order whatever the threads' timing; Ctrl-C stops the running items at their next
+step and drops the rest. And a shard writer whose last write fails leaves no folder behind."""
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
+from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from groundbench.core.parallel import each_in_threads
+from groundbench.core.shards import ShardWriter
+from groundbench.errors import GroundBenchError
 
 
 def test_every_item_runs_once() -> None:
@@ -23,14 +29,31 @@ def test_every_item_runs_once() -> None:
     assert sorted(seen) == list(range(20))
 
 
-def test_a_failure_stops_the_running_item_and_drops_the_rest() -> None:
+def test_the_error_is_the_first_items_in_input_order_whatever_fails_first() -> None:
+    finished: list[int] = []
+
+    def work(item: int, stop: threading.Event) -> None:
+        if item == 0:
+            time.sleep(0.3)  # item 1 fails long before item 0 does
+            raise ValueError("item 0 failed")
+        if item == 1:
+            raise ValueError("item 1 failed")
+        finished.append(item)
+
+    with pytest.raises(ValueError, match="item 0 failed"):
+        each_in_threads(work, [0, 1, 2, 3], 2)
+    assert sorted(finished) == [2, 3]  # a failure does not drop the other items: each ran to its end
+
+
+def test_ctrl_c_stops_the_running_item_and_drops_the_rest() -> None:
     started: list[int] = []
     stopped_early: list[int] = []
 
     def work(item: int, stop: threading.Event) -> None:
         started.append(item)
-        if item == 1:
-            raise ValueError("item 1 is bad")
+        if item == 0:
+            # Ctrl-C reaches the main thread while it waits for the items
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
         for _ in range(500):  # a long item that looks at stop between its steps
             if stop.is_set():
                 stopped_early.append(item)
@@ -38,8 +61,17 @@ def test_a_failure_stops_the_running_item_and_drops_the_rest() -> None:
             time.sleep(0.01)
 
     began = time.perf_counter()
-    with pytest.raises(ValueError, match="item 1 is bad"):
+    with pytest.raises(KeyboardInterrupt):
         each_in_threads(work, list(range(10)), 2)
-    assert time.perf_counter() - began < 4  # not the 5 s the long item takes when nobody stops it
-    assert stopped_early == [0]  # the item running beside the failure ended at its next step
-    assert set(started) <= {0, 1, 2}  # at most one more item began before the failure was seen
+    assert time.perf_counter() - began < 4  # not the 5 s each item takes when nobody stops it
+    assert sorted(stopped_early) == sorted(started) and set(started) <= {0, 1}
+
+
+def test_a_shard_writer_whose_last_batch_fails_leaves_no_folder(tmp_path: Path) -> None:
+    schema = pa.schema([("example_id", pa.string()), ("x", pa.int64())])
+    failing = pytest.raises(GroundBenchError, match="does not match the config's schema")
+    with failing, ShardWriter(tmp_path / "config", 1 << 30, 4, schema=schema) as writer:
+        for number in range(5):  # one full batch written, then one row left for the final flush
+            writer.add({"example_id": f"{number:03d}", "x": number})
+        writer.add({"example_id": "999", "x": "not a number"})  # fails only when the writer closes
+    assert sorted(path.name for path in tmp_path.iterdir()) == []  # neither the folder nor its temporary
