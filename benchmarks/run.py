@@ -45,8 +45,8 @@ kept too); the target (<= 1.5 GB) judges the anonymous figure.
 Prints the tables (the fixed costs as Markdown, lines <= 120 characters) and writes
 ``benchmarks/results/run.json``. Missed targets are reported, not turned into an exit status. Run:
 ``.venv/bin/python benchmarks/run.py`` (full scale) or ``--scale 0.001 --gapartnet-size 160x120
---dvc-sample tiny --startup-repeat 1`` (the smoke run tests/project/test_benchmark.py makes, ~15 minutes on a
-shared 2-core machine).
+--dvc-sample tiny --startup-repeat 1`` (a smoke run, 2-3 minutes on 2 cores; tests/project/test_benchmark.py
+makes it with ``--dvc-project`` pointing at the test run's shared build instead of building the tiny sample).
 """
 
 from __future__ import annotations
@@ -761,8 +761,14 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
     and one `dvc repro` (this environment's). Then in the built copy: the timed no-op repro, each stage's
     start-up, and DVC's share of each stage (hashing, committing) against md5sum."""
     env = dvc_env()
-    out: dict[str, Any] = {"sample": args.dvc_sample}
-    if args.dvc_sample == "full":
+    out: dict[str, Any] = {"sample": args.dvc_sample if args.dvc_project is None else "given project"}
+    if args.dvc_project is not None:
+        # An already built project (e.g. the test run's shared `dvc repro` of the sample), copied: measured as is.
+        repo = work / "dvc_repo"
+        shutil.copytree(args.dvc_project, repo, symlinks=True)
+        out["full_repro_s"] = None
+        out.update(noop_timings(repo, env))
+    elif args.dvc_sample == "full":
         repo = work / "dvc_repo"
         build = measure_sample_build(repo, NOOP_REPEAT)
         out["sample_build"] = build
@@ -778,15 +784,9 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         subprocess.run(["dvc", "repro"], cwd=repo, env=env, check=True, capture_output=True)
         out["full_repro_s"] = round(time.perf_counter() - started, 1)
-        timings = []
-        for _ in range(NOOP_REPEAT):
-            started = time.perf_counter()
-            result = subprocess.run(["dvc", "repro"], cwd=repo, env=env, check=True, capture_output=True, text=True)
-            timings.append(time.perf_counter() - started)
-            assert "Running stage" not in result.stdout, result.stdout
-        out["noop_s"] = [round(t, 2) for t in timings]
-        out["noop_median_s"] = round(statistics.median(timings), 2)
-    print(f"    full {out['full_repro_s']:.1f} s; no-op {', '.join(f'{t:.2f}' for t in out['noop_s'])} s", flush=True)
+        out.update(noop_timings(repo, env))
+    full = "given" if out["full_repro_s"] is None else f"{out['full_repro_s']:.1f} s"
+    print(f"    full {full}; no-op {', '.join(f'{t:.2f}' for t in out['noop_s'])} s", flush=True)
     stages = stage_list(repo)
     out["stage_instances"] = len(stages)
     if "startup" not in args.skip:
@@ -798,6 +798,17 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
         out["unfetched_outputs"] = unfetched_outputs(stages, out["share"], repo)
     shutil.rmtree(repo, ignore_errors=True)
     return out
+
+
+def noop_timings(repo: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``NOOP_REPEAT`` timed ``dvc repro`` runs of a built project, each running no stage."""
+    timings = []
+    for _ in range(NOOP_REPEAT):
+        started = time.perf_counter()
+        result = subprocess.run(["dvc", "repro"], cwd=repo, env=env, check=True, capture_output=True, text=True)
+        timings.append(time.perf_counter() - started)
+        assert "Running stage" not in result.stdout, result.stdout
+    return {"noop_s": [round(t, 2) for t in timings], "noop_median_s": round(statistics.median(timings), 2)}
 
 
 def report_vs_store(gallery: dict[str, Any], store: dict[str, Any]) -> dict[str, Any]:
@@ -1224,6 +1235,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="full",
         help="the project copy for the no-op repro, start-up and DVC's share: the embedded sample as params.yaml "
         "sets it (full, ~5 min to build) or shrunk to a few items per suite (tiny, a smoke run)",
+    )
+    parser.add_argument(
+        "--dvc-project",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="measure the no-op repro, start-up and DVC's share in a copy of this already built project (a git "
+        "checkout after `dvc repro`) instead of building the sample (the tests pass their shared build)",
     )
     parser.add_argument(
         "--startup-repeat", type=int, default=3, help="starts per stage for its start-up figure (median; default 3)"

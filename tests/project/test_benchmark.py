@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO
+from tests.support.dvcrepo import default_repo
 
 pytestmark = pytest.mark.slow  # end to end: the benchmark command
 
@@ -46,7 +47,8 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     results = tmp_path / "run.json"
     command = [
         sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "0.001", "--gapartnet-size", "160x120",
-        "--dvc-sample", "tiny", "--startup-repeat", "1", "--workdir", str(tmp_path), "--json", str(results),
+        "--dvc-project", str(default_repo()), "--startup-repeat", "1", "--workdir", str(tmp_path),
+        "--json", str(results),
     ]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
