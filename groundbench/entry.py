@@ -39,7 +39,7 @@ def run_stage(argv: Sequence[str], name: str) -> int:
 
         with limited(folder_option(list(argv))):
             args = stage_parser(name).parse_args(argv)
-            imported()
+            freeze_loaded_objects()
             return run(args.command_module, args)
 
     return guarded(parse_and_run, "--debug" in argv)
@@ -53,11 +53,11 @@ def run_command(argv: Sequence[str], name: str | None) -> int:
     module = COMMANDS.get(name or "")
     parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
     args = parser.parse_args(argv)
-    imported()
+    freeze_loaded_objects()
     return guarded(lambda: int(args.command_module.run(args)), args.debug)
 
 
-def imported() -> None:
+def freeze_loaded_objects() -> None:
     """The command's modules are loaded: their objects (hundreds of thousands) leave the collector's full
     scans, which would otherwise rescan them every time the rows' own objects trigger one (a second of the
     GUI build's assemble)."""
