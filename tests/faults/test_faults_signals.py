@@ -72,7 +72,7 @@ def _interrupt(
         )
         deadline = time.monotonic() + 300
         while process.poll() is None and not writing() and time.monotonic() < deadline:
-            time.sleep(0.01)
+            time.sleep(0.001)  # a stage's write can last a few milliseconds (the store's, below)
         time.sleep(rng.uniform(0.0, late))
         sent = process.poll() is None
         if sent and group:
@@ -89,7 +89,7 @@ def _interrupt(
     ("signum", "group", "stage", "parent", "name", "late"),
     [
         (signal.SIGINT, True, ["convert", "umd", "--quiet"], "data/interim", "umd", 0.3),
-        (signal.SIGINT, True, ["store"], "data", "images", 0.05),
+        (signal.SIGINT, True, ["store"], "data", "images", 0.002),  # its 36 images: ~5 ms on one thread per core
         (signal.SIGINT, True, ["assemble"], "data", "groundbench", 0.1),
         (signal.SIGTERM, False, ["convert", "umd", "--quiet"], "data/interim", "umd", 0.3),
         (signal.SIGTERM, True, ["assemble"], "data", "groundbench", 0.1),
