@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from groundbench.core.images import ImageInfo, inspect_image
 from groundbench.core.manifests import ManifestEntry, Producer, sha256_bytes
 from groundbench.core.parallel import worker_count
 from groundbench.core.params import ShardParams, source_root
-from groundbench.core.paths import inside_root, relative_to
+from groundbench.core.paths import Containment, inside_root, relative_to
 from groundbench.core.runner import Context, Emit, MapOptions, Source, run
 from groundbench.errors import GroundBenchError
 
@@ -44,6 +45,7 @@ GENERATED_SOURCE = "groundbench_gui"
 MAX_NEIGHBOURS = 8  # other annotated targets on the same screenshot offered as candidate parts
 # Where ScreenSpot-family roots keep screenshots (screenspot_imgs/: v1's tar; screenspotv2_image/: v2's zip).
 IMAGE_FOLDERS = ("", "images", "screenspot_imgs", "screenspotv2_image")
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # \uD800-\uDFFF, maybe a lone half of a pair
 PARALLEL_MIN_BYTES = 1024**3  # screenshot bytes from which `workers: 0` starts worker processes (see _workers)
 
 
@@ -65,7 +67,8 @@ def _loads(text: str, rel: str, where: str, expected: str) -> Any:
     """
     try:
         data = json.loads(text)
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
+        if SURROGATE_ESCAPE.search(text):  # a strict UTF-8 read holds none: only an escape makes one
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
     except json.JSONDecodeError as exc:
         line = where if where.startswith("line") else f"line {exc.lineno}"
         raise GroundBenchError(rel, line, f"expected {expected} ({exc.msg})") from exc
@@ -131,12 +134,12 @@ def _is_file(path: Path, row: SourceRow) -> bool:
         ) from exc
 
 
-def _locate(root: Path, candidates: list[Path], row: SourceRow) -> tuple[Path, str]:
+def _locate(root: Containment, candidates: list[Path], row: SourceRow) -> tuple[Path, str]:
     """(the screenshot inside the root, its path relative to the root): a look-up, nothing read."""
     for path in candidates:
         if _is_file(path, row):
-            return inside_root(root, path, "image"), relative_to(root, path)
-    looked = ", ".join(repr(relative_to(root, p)[:200]) for p in candidates)
+            return root.resolve(path, "image"), relative_to(root.root, path)
+    looked = ", ".join(repr(relative_to(root.root, p)[:200]) for p in candidates)
     raise GroundBenchError(row.where, "image", f"screenshot {row.image_name[:200]!r} not found (looked for {looked})")
 
 
@@ -263,11 +266,12 @@ def _plan(
     record_source = GENERATED_SOURCE if (root / GENERATOR_STAMP).is_file() else source
     annotation_sha = {name: sha256_bytes((root / name).read_bytes()) for name in sorted({r.annotation for r in rows})}
     located: dict[str, tuple[Path, str]] = {}
+    containment = Containment(root)
     groups: dict[str, tuple[Path, list[SourceRow]]] = {}
     for row in rows:  # annotation order: the first row whose screenshot is missing is the one reported
         key = f"{row.annotation}\0{row.image_name}"
         if key not in located:
-            located[key] = _locate(root, image_paths(row), row)
+            located[key] = _locate(containment, image_paths(row), row)
         path, rel = located[key]
         groups.setdefault(rel, (path, []))[1].append(row)
     items = [

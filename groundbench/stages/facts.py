@@ -204,9 +204,9 @@ def first_included_row(config_dir: Path) -> dict[str, Any] | None:
         return None
     columns = [name for name in open_data_file(files[0]).schema_arrow.names if name != "image"]
     for batch in iter_batches(config_dir, columns):
-        for row in batch.to_pylist():
-            if not row["excluded"]:
-                return dict(row)
+        for index, excluded in enumerate(batch.column("excluded").to_pylist()):
+            if not excluded:  # only this row becomes Python objects (a batch's masks are most of its size)
+                return dict(batch.slice(index, 1).to_pylist()[0])
     return None
 
 
