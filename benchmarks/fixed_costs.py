@@ -40,7 +40,7 @@ STARTUP_TIMEOUT_S = 120.0
 # What `groundbench pull CONFIG` fetches (groundbench/tools/dvcpull.py) and what no stage reads (the
 # published folder, the report): the DVC outputs users need as artifacts. Every other output that a
 # stage reads is an intermediate.
-PULLED = ("data/shards", "data/manifests", "data/images", "data/baselines", "data/groundbench")
+PULLED = ("data/shards", "data/manifests", "data/images", "data/groundbench")
 
 
 def stage_list(repo: Path) -> list[dict[str, Any]]:

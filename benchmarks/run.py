@@ -110,7 +110,7 @@ MAX_VERIFY_ANON_BYTES = int(1.5 * GB)  # issue 28: verify's anonymous memory (ma
 MAX_NOOP_REPRO_S = 1.5  # issue 36 (was 2 s, issue 28)
 MAX_SAMPLE_PIPELINE_S = 90.0  # issue 36: `make build`'s pipeline on a fresh clone (.venv made)
 MAX_SAMPLE_BUILD_S = 240.0  # issue 36: the whole `make build` on a fresh clone, pip included
-# convert + bake + baselines + store + assemble (dvc repro) vs the floor + write, per source (issue 28)
+# convert + bake + store + assemble (dvc repro) vs the floor + write, per source (issue 28)
 # (GAPartNet's floor + write adds the highlight floor: encoding the highlight images the bulk stratum must have)
 MAX_END_TO_END_RATIO = {"umd": 3.0, "gapartnet": 3.0, "gui": 8.0}
 MAX_UMD_WRITE_RATIO = 2.0  # UMD conversion vs the floor + write
@@ -675,7 +675,7 @@ def e2e_template(built: dict[str, Built], work: Path) -> Path:
 def measure_end_to_end(
     source: str, built: dict[str, Built], work: Path, template: Path, with_share: bool
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`dvc repro` of one source's stages (convert, bake, baselines, store, assemble) in a copy of ``template``.
+    """`dvc repro` of one source's stages (convert, bake, store, assemble) in a copy of ``template``.
 
     The copy is left for the caller to remove once every source is measured: ext4 scans the inodes freed in
     the last minutes when it creates files, so removing one source's copy (UMD's: tens of thousands of files)
@@ -689,7 +689,7 @@ def measure_end_to_end(
     configs = configs_of_source(source)
     # The source's convert stage (the GUI formats share one) and its bake; the derived configs are not run here.
     converts = list(dict.fromkeys(convert_stage_name(s) for s in SPECS if s.name in convert_sources(source)))
-    stages = [*converts, *(bake_stage_name(c) for c in converts), "baselines", "store", "assemble"]
+    stages = [*converts, *(bake_stage_name(c) for c in converts), "store", "assemble"]
     os.sync()  # the copy's dirty pages are written back before the timing starts, not during it
     usage = timed_child(f"dvc repro -s {' '.join(stages)}", child_dvc_repro, str(repo), stages)
     print("    per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in usage["result"]["stage_wall_s"].items()))

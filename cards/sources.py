@@ -28,7 +28,7 @@ SOURCES: dict[str, Card] = {
     # summarises are listed (and cited) on their own lines.
     DERIVED_SOURCE: Card(
         "GroundBench baselines (derived from every config above)",
-        "GroundBench's own terms (Apache-2.0): aggregate numbers computed by `groundbench baselines`; "
+        "GroundBench's own terms (Apache-2.0): aggregate numbers computed by `groundbench assemble`; "
         "no source images or annotations",
         (),
     ),

@@ -148,7 +148,6 @@ def run_cli(root: Path, *args: str) -> int:
 UMD_STAGES = (
     ("convert", "umd", "--quiet"),
     ("bake", "curated_umd", "bulk_umd"),
-    ("baselines",),
     ("store",),
     ("assemble",),
 )

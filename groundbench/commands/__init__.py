@@ -49,7 +49,6 @@ STAGES = {
     "convert": "groundbench.stages.convert",
     "derive": "groundbench.stages.derive",
     "bake": "groundbench.stages.bake",
-    "baselines": "groundbench.stages.baselines_config",
     "store": "groundbench.stages.store",
     "assemble": "groundbench.stages.assemble",
     "report": "groundbench.stages.report",

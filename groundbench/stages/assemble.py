@@ -1,5 +1,5 @@
 """``groundbench assemble``: the Hugging Face dataset folder ``data/groundbench/`` (card, croissant.json,
-version-stamped Parquet files), from the baked shards."""
+version-stamped Parquet files), from the baked shards; the ``baselines`` config is computed from them here."""
 
 from __future__ import annotations
 
@@ -12,17 +12,21 @@ from typing import TYPE_CHECKING, Any
 from groundbench.core.manifests import sha256_file
 from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG
 from groundbench.fetch.provenance import source_provenance
+from groundbench.stages.baselines_config import baselines_table
 from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.stages.hffolder import assemble
 from groundbench.stages.options import console, params, root
-from groundbench.stages.paths import BASELINES, HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
+from groundbench.stages.paths import HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
 
 if TYPE_CHECKING:
     from groundbench.core.params import Params
 
 NAME = "assemble"
-HELP = "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards)."
+HELP = (
+    "Write the Hugging Face dataset folder data/groundbench/ (card, croissant.json, version-stamped shards; "
+    "the baselines config computed from the shards)."
+)
 
 
 def plugins(args: argparse.Namespace) -> list[str]:
@@ -81,7 +85,7 @@ def run_assemble(root: Path, params: Params) -> DatasetFacts:
         root / MANIFESTS,
         configs,
         facts_meta(root, params),
-        root / BASELINES,
+        baselines_table(root, params.dataset.version),
         {name: path for name, (_, path) in audit_files(root, params).items()},
     )
 

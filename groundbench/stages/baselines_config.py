@@ -1,35 +1,36 @@
-"""``groundbench baselines``: the `baselines` config, computed from every built config's shards."""
+"""The ``baselines`` config's rows, computed from every built config's shards; ``groundbench assemble``
+publishes them beside the record configs.
+
+Computed where they are published, not in a stage of their own: they are a few aggregate rows per config,
+and a stage's process, DVC's hashing and its dvc.lock update cost far more than the numbers (GUI at full
+scale: 0.01 s of work in 0.7 s).
+"""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from groundbench.core.shards import ShardWriter, read_table
+import pyarrow as pa
+
+from groundbench.core.shards import read_table
 from groundbench.stages.built import built_configs
-from groundbench.stages.options import console, params, root
-from groundbench.stages.paths import BASELINES, SHARDS
-
-if TYPE_CHECKING:
-    from groundbench.core.params import Params
-
-NAME = "baselines"
-HELP = "Compute the `baselines` config (majority, text-only blind bound, tau, centre baselines) from the shards."
+from groundbench.stages.paths import SHARDS
 
 
-def run_baselines(root: Path, params: Params) -> int:
-    """Compute the `baselines` config from every built config's shards; returns its row count."""
-    from groundbench.schemas.baselines_features import BASELINES_KEY, baselines_arrow_schema
+def baselines_table(root: Path, version: str) -> pa.Table:
+    """One row per (config, stratum, condition, baseline) of every built config, by ``baseline_id``."""
+    from groundbench.schemas.baselines_features import baselines_arrow_schema, validate_baselines_table
     from groundbench.scoring.baselines import config_baselines
 
-    with ShardWriter(
-        root / BASELINES, params.shards.max_bytes, params.shards.rows_per_batch, baselines_arrow_schema(), BASELINES_KEY
-    ) as writer:
-        for name in sorted(built_configs(root)):
-            for entry in config_baselines(name, baseline_rows(root / SHARDS / name)):
-                writer.add(entry)
-    return writer.rows
+    entries = [
+        entry
+        for name in sorted(built_configs(root))
+        for entry in config_baselines(name, baseline_rows(root / SHARDS / name))
+    ]
+    table = pa.Table.from_pylist(entries, schema=baselines_arrow_schema(version))
+    validate_baselines_table(table, "baselines")  # unique ids in ascending order, each naming its row
+    return table
 
 
 def baseline_rows(shards: Path) -> list[dict[str, Any]]:
@@ -43,9 +44,3 @@ def baseline_rows(shards: Path) -> list[dict[str, Any]]:
                     part["mask_rle"] = None
             rows.append(row)
     return rows
-
-
-def run(args: argparse.Namespace) -> int:
-    rows = run_baselines(root(args), params(args))
-    console.print(f"baselines: {rows} rows (one per config, stratum, condition and baseline)")
-    return 0

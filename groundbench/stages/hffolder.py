@@ -39,7 +39,7 @@ from groundbench.core.registry import ConfigInfo
 from groundbench.core.shards import SPLIT, iter_batches, open_shard, shard_files
 from groundbench.loaders.published import CHECKSUMS, DATA_GLOB, iter_rows, rows_per_group, write_config
 from groundbench.results.tasks import EVAL_YAML, folder_eval_yaml
-from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG, baselines_arrow_schema
+from groundbench.schemas.baselines_features import BASELINE_FEATURES, BASELINES_CONFIG
 from groundbench.schemas.features import FORMAT_VERSION, PUBLISHED_FEATURES, published_arrow_schema
 from groundbench.scoring.gate import card_key
 from groundbench.stages.croissant import write_croissant
@@ -232,13 +232,13 @@ def assemble(
     manifests_root: Path,
     configs: list[ConfigInfo],
     meta: FactsMeta,
-    baselines_root: Path | None = None,
+    baselines: pa.Table | None = None,
     audits: dict[str, Path] | None = None,
 ) -> DatasetFacts:
     """Write the folder: Parquet data files, then the card and Croissant file computed from those files.
 
-    ``configs`` are the configs with rows (see ``pipeline.published_configs``). ``baselines_root``
-    holds the ``baselines`` config's shards (``groundbench baselines``); it is left out when None or empty.
+    ``configs`` are the configs with rows (see ``pipeline.published_configs``). ``baselines`` holds
+    the ``baselines`` config's rows (``stages/baselines_config.py``); it is left out when None.
     ``audits`` (file name -> path) are the human-written audit files of the curated configs, copied to
     ``audits/`` so the card links them; the teaser picture goes to ``assets/teaser.png``, the Hub task
     declaration to ``eval.yaml``.
@@ -252,15 +252,9 @@ def assemble(
         # One config per core at once: Parquet encoding and writing release the GIL, and each config is its
         # own files, so the bytes do not depend on the order.
         each_in_threads(publish, configs, worker_count(0))
-        baseline_shards = [] if baselines_root is None else shard_files(baselines_root)
-        if baseline_shards and baselines_root is not None:
-            rows, nbytes = _sizes(baseline_shards)
-            write_config(
-                tmp / "data" / BASELINES_CONFIG,
-                iter_batches(baselines_root),
-                baselines_arrow_schema(meta.version),
-                rows_per_group(rows, nbytes),
-            )
+        if baselines is not None:
+            group = rows_per_group(baselines.num_rows, baselines.nbytes)
+            write_config(tmp / "data" / BASELINES_CONFIG, baselines.to_batches(), baselines.schema, group)
         for name, path in sorted((audits or {}).items()):
             (tmp / AUDITS).mkdir(exist_ok=True)
             shutil.copyfile(path, tmp / AUDITS / name)

@@ -11,7 +11,6 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
-BASELINES = Path("data/baselines")  # the `baselines` config's shards (outside data/shards: DVC needs it)
 LOCK_FILE = Path("requirements.lock")
 # Folders whose children are written atomically (temp sibling + rename): where a killed build can
 # leave a hidden `.name.*.tmp` behind.

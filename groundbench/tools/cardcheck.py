@@ -28,14 +28,14 @@ def baselines_problems(folder: Path, derived: BaselinesCard, configs: list[Confi
     from groundbench.scoring.baselines import config_baselines
 
     expected: list[dict] = []
-    for config in sorted(configs, key=lambda c: c.name):  # `groundbench baselines` order
+    for config in sorted(configs, key=lambda c: c.name):  # the order `groundbench assemble` computes them in
         if data_files(folder / "data" / config.name):
             rows = read_config(folder, config.name, row_columns(folder, config.name)).to_pylist()
             expected.extend(config_baselines(config.name, rows))
     where = folder / "data" / derived.name
     found = {row["baseline_id"]: row for row in derived.entries}
     wanted = {row["baseline_id"]: row for row in expected}
-    rerun = "(rerun `groundbench baselines`, then `groundbench assemble`)"
+    rerun = "(rerun `groundbench assemble`)"
     problems = [f"{where}: {key}: missing {rerun}" for key in sorted(set(wanted) - set(found))]
     problems += [f"{where}: {key}: not in the data {rerun}" for key in sorted(set(found) - set(wanted))]
     for key in sorted(set(found) & set(wanted)):

@@ -5,7 +5,7 @@ DVC outputs are per config for shards and manifests (``bake@<config>``), but the
 its parent's images at no cost). DVC can pull single files inside a directory output, so this
 command pulls the config's manifest first, then exactly the store files that manifest lists, plus
 the config's shards and its folder inside ``data/groundbench/``. The ``baselines`` config has no
-manifest and no images: its shards (``data/baselines``) and its published folder only.
+manifest, shards or images (``groundbench assemble`` computes it): its published folder only.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def _pull(root: Path, config: str, remote: str | None) -> tuple[int, int]:
     published = [f"{folder}/data/{config}", f"{folder}/README.md", f"{folder}/croissant.json", f"{folder}/SHA256SUMS"]
     if config == BASELINES_CONFIG:
         with Repo(str(root)) as repo:
-            fetched = repo.pull(targets=["data/baselines", *published], remote=remote)
+            fetched = repo.pull(targets=published, remote=remote)
         return len(fetched.get("added", [])) if isinstance(fetched, dict) else 0, 0
     first = [f"data/manifests/{config}.jsonl", f"data/shards/{config}", *published]
     with Repo(str(root)) as repo:

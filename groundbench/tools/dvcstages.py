@@ -36,7 +36,7 @@ DVC_FILE = "dvc.yaml"
 SHARDS_PARAMS = ("shards.max_bytes", "shards.rows_per_batch")
 NO_BYTE_KNOBS = frozenset({"workers", "window"})  # where and how fast, never what: not a stage's params
 ASSEMBLE = "assemble"
-FIRST_SHARED = "baselines"  # the stages serving every source follow every source's own
+FIRST_SHARED = "store"  # the stages serving every source follow every source's own
 GENERATED = ("sample", "generate-gui", "convert", "derive", "bake")  # the commands of the stages made here
 
 

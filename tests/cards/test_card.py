@@ -29,9 +29,9 @@ from huggingface_hub import DatasetCard, DatasetCardData
 from groundbench.cards.project import ProjectInfo, _people
 from groundbench.cards.render import GALLERY_LINE, GALLERY_LINE_PUBLISHED, bibtex_entries
 from groundbench.cards.sources import SOURCES, source_key
-from groundbench.core.shards import ShardWriter
 from groundbench.schemas.baselines_features import BASELINE_FEATURES, baselines_arrow_schema
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
+from groundbench.stages import assemble as assemble_stage
 from groundbench.stages.croissant import validate_croissant
 from tests.conftest import REPO, build_all, run_cli
 
@@ -518,22 +518,24 @@ def test_card_links_the_local_gallery_and_the_check_accepts_the_published_form(b
 
 
 def test_check_card_recomputes_the_baselines_config(
-    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A baselines config that no longer matches the rows beside it is caught even when the card was
-    regenerated from it (card and Croissant agree with the tampered shards; the recomputation does not)."""
+    """A baselines config that does not match the rows beside it is caught even when the card was
+    written from it (card and Croissant agree with the wrong values; the recomputation does not)."""
     root = tmp_path / "tampered"
     shutil.copytree(built, root)
-    folder = root / "data/baselines"
-    rows = [r for f in sorted(folder.glob("*.arrow")) for r in ipc.open_file(str(f)).read_all().to_pylist()]
-    for row in rows:
-        if row["baseline_id"] == "bulk_umd/bulk/image_only/majority_action":
-            row["value"] = 0.5
-    shutil.rmtree(folder)
-    with ShardWriter(folder, 1 << 30, 256, baselines_arrow_schema(), "baseline_id") as writer:
+    computed = assemble_stage.baselines_table
+
+    def wrong(root: Path, version: str) -> pa.Table:
+        rows = computed(root, version).to_pylist()
         for row in rows:
-            writer.add(row)
+            if row["baseline_id"] == "bulk_umd/bulk/image_only/majority_action":
+                row["value"] = 0.5
+        return pa.Table.from_pylist(rows, schema=baselines_arrow_schema(version))
+
+    monkeypatch.setattr(assemble_stage, "baselines_table", wrong)  # what assemble publishes, card included
     assert run_cli(root, "assemble") == 0
+    monkeypatch.undo()
     capsys.readouterr()
     assert run_cli(root, "check-card") == 1
     out = capsys.readouterr().out
@@ -605,7 +607,6 @@ def built_gapartnet(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered
     assert run_cli(root, "derive", "counterfactual", "--quiet") == 0
     assert run_cli(root, "derive", "contrast", "--quiet") == 0
     assert run_cli(root, "bake", *GAPARTNET_CONFIGS) == 0
-    assert run_cli(root, "baselines") == 0
     assert run_cli(root, "store") == 0 and run_cli(root, "assemble") == 0
     return root
 

@@ -29,7 +29,7 @@ from tests.support.faults import (
 )
 from tests.support.loopback import FileServer
 
-UMD_OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/baselines", "data/groundbench")
+UMD_OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench")
 ENOSPC = "disk full (ENOSPC)"
 EROFS = "read-only file system (EROFS)"
 EACCES = "permission denied (EACCES)"

@@ -35,7 +35,7 @@ from tests.support.loopback import FileServer
 pytestmark = pytest.mark.slow  # whole stages, interrupted and run again
 
 SEED = 20261202
-OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/baselines", "data/groundbench")
+OUTPUTS = ("data/interim", "data/shards", "data/manifests", "data/images", "data/groundbench")
 SIGINT = "Ctrl-C (SIGINT to the process group)"
 SIGTERM = "SIGTERM"
 CONCURRENT = "concurrent runs of one project"

@@ -85,7 +85,7 @@ def real_gui(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered: Path)
     from groundbench.core.registry import CONFIGS
 
     assert run_cli(root, "bake", *[c.name for c in CONFIGS]) == 0
-    for stage in ("baselines", "store", "assemble"):
+    for stage in ("store", "assemble"):
         assert run_cli(root, stage) == 0
     return root
 

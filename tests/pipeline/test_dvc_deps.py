@@ -247,7 +247,7 @@ def test_one_sources_converter_invalidates_only_that_sources_stages() -> None:
 
 
 # The stages that serve every source: they load every folder's spec (a source's spec edit re-runs them).
-EVERY_SOURCE = {"baselines", "store", "assemble", "report"}
+EVERY_SOURCE = {"store", "assemble", "report"}
 
 
 def _stages_of(folder: str) -> set[str]:
@@ -320,12 +320,12 @@ def test_a_stage_process_loads_the_folders_its_deps_name(stage: str, command: st
 
 def test_the_baseline_code_invalidates_only_the_stages_that_bake_baselines() -> None:
     """scoring/baselines.py runs where baselines are baked: the per-row baselines in each converter's writer
-    (convert and derive: rows leave the writer baked), bake (which recomputes them to check) and the
-    `baselines` config; never the samples, the store, the folder or the gallery."""
+    (convert and derive: rows leave the writer baked), bake (which recomputes them to check) and assemble
+    (which computes the `baselines` config); never the samples, the store or the gallery."""
     baking = {"convert_umd", "convert_gui", "convert_gapartnet", "counterfactual_gapartnet", "contrast_gapartnet"}
     bakes = {name for name in _needed() if name.startswith("bake_")}
     assert len(bakes) == 5
-    assert _invalidated("scoring/baselines.py") == baking | bakes | {"baselines"}
+    assert _invalidated("scoring/baselines.py") == baking | bakes | {"assemble"}
 
 
 def test_the_matrix_counts_every_module_file() -> None:
@@ -366,11 +366,11 @@ def test_an_import_added_without_any_rewrite_is_followed(tmp_path: Path) -> None
     root = _copy_project(tmp_path)
     before = fingerprinted(root)  # the checkout's, whose fingerprints and roots are checked above
     assert not any(PurePosixPath("groundbench/evaluate/run.py") in files for files in before.values())
-    built = root / "groundbench" / "stages" / "built.py"  # store's, baselines', assemble's and report's
+    built = root / "groundbench" / "stages" / "built.py"  # store's, assemble's and report's
     built.write_text(built.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
     after = fingerprinted(root)
     grew = {name for name in after if after[name] != before[name]}
-    assert grew == {"baselines", "store", "assemble", "report"}
+    assert grew == {"store", "assemble", "report"}
     assert all(PurePosixPath("groundbench/evaluate/run.py") in after[name] for name in grew)
     assert check(root) == []  # dvc.yaml needs no rewrite
     texts = fingerprints(root)
@@ -497,5 +497,5 @@ def test_under_dvc_an_edit_re_runs_exactly_the_stages_that_run_the_file(tmp_path
     # the imported module's next edit does too.
     built = root / "groundbench/stages/built.py"
     built.write_text(built.read_text() + "\n\ndef _late() -> None:\n    from groundbench.evaluate import run  # noqa\n")
-    assert _code_changed(root) == {"baselines", "store", "assemble", "report"}
+    assert _code_changed(root) == {"store", "assemble", "report"}
     assert _invalidated("groundbench/evaluate/run.py") == set()

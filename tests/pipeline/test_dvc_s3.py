@@ -98,12 +98,13 @@ def test_pull_of_a_single_config_fetches_only_that_config(pushed: Path, s3: str,
     manifest_path = "data/manifests/curated_umd.jsonl"
     assert (other / manifest_path).read_bytes() == (pushed / manifest_path).read_bytes()
     assert not (other / "data/shards/bulk_umd").exists() and not (other / "data/images").exists()
-    # The baselines config: its shards and published folder, no manifest, no images.
+    # The baselines config: its published folder only (assemble computes it), no shards, manifest or images.
     derived = tmp_path / "baselines"
     _run(tmp_path, "git", "clone", "-q", str(pushed), str(derived))
     _configure(derived, s3)
     _run(derived, sys.executable, "-m", "groundbench.cli", "pull", "baselines")
-    for folder in ("data/baselines", "data/groundbench/data/baselines"):
-        assert digests(derived, (folder,)) == digests(pushed, (folder,)) != {}
+    folder = "data/groundbench/data/baselines"
+    assert digests(derived, (folder,)) == digests(pushed, (folder,)) != {}
+    assert not (derived / "data/baselines").exists()
     assert not [p for p in (derived / "data/shards").glob("*") if not p.name.startswith(".")]
     assert not (derived / "data/images").exists() and not (derived / "data/manifests/curated_umd.jsonl").exists()

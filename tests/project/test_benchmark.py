@@ -74,9 +74,9 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
         assert section["engine"]["identical"] is True, source
         assert section["end_to_end"]["result"]["stages"] >= 5, source
         per_stage = section["end_to_end"]["result"]["stage_wall_s"]  # where the end-to-end time went
-        assert {"baselines", "store", "assemble"} <= set(per_stage) and min(per_stage.values()) > 0, source
+        assert {"store", "assemble"} <= set(per_stage) and min(per_stage.values()) > 0, source
         share = section["end_to_end"]["dvc_share"]  # DVC's hashing and committing of the stages just run
-        assert {"baselines", "store", "assemble"} <= set(share), source
+        assert {"store", "assemble"} <= set(share), source
         assert min(fig["outs_hash_cold_s"] for fig in share.values()) > 0, source
         disk = report["disk"][source]
         assert disk["all_data_real"] > 0

@@ -20,7 +20,6 @@ TRACKED_OUTPUTS = (
     "data/interim/umd",
     "data/shards",
     "data/manifests",
-    "data/baselines",
     "data/images",
     "data/groundbench",
 )

@@ -31,7 +31,6 @@ SAMPLE_STAGES = (
     ("convert", "screenspot_pro", "--quiet"),
     ("convert", "umd", "--quiet"),
     ("bake", "curated_umd", "bulk_umd", CONFIG),
-    ("baselines",),
     ("store",),
     ("assemble",),
 )
