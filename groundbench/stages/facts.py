@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from groundbench.cards.sources import DERIVED_SOURCE
 from groundbench.core import registry
 from groundbench.core.manifests import FileRecord, file_record, read_manifest, sha256_file
@@ -45,6 +47,13 @@ FACT_COLUMNS = (
     "baselines",
     "provenance",
 )
+# Of the nested columns, the fields the facts read: converting a whole part (its mask runs, its 3-D axes) or
+# the camera to Python objects for every row was most of assembling a config's facts.
+FACT_FIELDS = {
+    "parts": ("part_id", "category", "box_quality"),
+    "render": ("kind",),
+    "provenance": ("source_sha256", "converter", "converter_version"),
+}
 BASELINES = ("image_center_distance", "object_center_distance")
 MISSING = "(none)"  # printed for a null category, action or box quality
 ROW_KIND, LANGUAGES = "row_kind", "languages"  # the facts every config may have from its folder
@@ -135,7 +144,7 @@ def config_card(
         if added is not None:
             added.add(batch)
         objects = batch.column("object_id").to_pylist()
-        for record, object_id in zip(batch.select(list(FACT_COLUMNS)).to_pylist(), objects, strict=True):
+        for record, object_id in zip(fact_rows(batch), objects, strict=True):
             part_counts.setdefault(str(object_id), set()).add(len(record["parts"] or []))
             card.rows += 1
             card.excluded += bool(record["excluded"])
@@ -195,6 +204,26 @@ def config_card(
         card.facts = added.facts()
     card.example = first_included_row(shards)
     return card
+
+
+def fact_rows(batch: pa.RecordBatch) -> list[dict[str, Any]]:
+    """The batch's ``FACT_COLUMNS`` as Python rows, the nested ones narrowed to ``FACT_FIELDS``."""
+    columns = []
+    for name in FACT_COLUMNS:
+        column = batch.column(name)
+        if name in FACT_FIELDS:
+            column = column.cast(_narrowed(column.type, FACT_FIELDS[name]))
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, names=list(FACT_COLUMNS)).to_pylist()
+
+
+def _narrowed(kind: pa.DataType, keep: tuple[str, ...]) -> pa.DataType:
+    """A struct type (or a list of one) with only those of the fields ``keep`` it has (Arrow casts a struct to
+    a subset of its fields by name; the facts read every field with ``.get``, so an older format's missing one
+    reads as before)."""
+    if pa.types.is_list(kind):
+        return pa.list_(_narrowed(kind.value_type, keep))
+    return pa.struct([kind.field(name) for name in keep if kind.get_field_index(name) >= 0])
 
 
 def first_included_row(config_dir: Path) -> dict[str, Any] | None:
