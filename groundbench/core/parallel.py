@@ -14,7 +14,7 @@ import queue
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -45,7 +45,12 @@ class DaskCluster:
 
 
 def ordered_map(
-    func: Callable[[T], R], items: Sequence[T], workers: int, window: int, cluster: DaskCluster | None = None
+    func: Callable[[T], R],
+    items: Sequence[T],
+    workers: int,
+    window: int,
+    cluster: DaskCluster | None = None,
+    threads: int = 1,
 ) -> Iterator[R]:
     """``map(func, items)`` in input order; at most ``window`` items are in flight at once.
 
@@ -53,7 +58,8 @@ def ordered_map(
     as the oldest one is consumed, so the workers never wait for a whole window to drain.
     With a ``cluster`` ``workers`` is ignored (the cluster has its own) and every map of more than one
     item runs there: asking for the cluster means the work should leave this process. A local cluster
-    it starts stops when the map ends.
+    it starts stops when the map ends. ``threads``: with one worker, the items still run on this many threads
+    of this process (for work that mostly reads files and hashes bytes, which release the GIL).
     """
     if cluster is not None and len(items) > 1:
         from groundbench.core.dask_engine import DaskBackend
@@ -65,6 +71,9 @@ def ordered_map(
             backend.close()
         return
     if workers <= 1 or len(items) <= 1:
+        if threads > 1 and len(items) > 1:
+            yield from _on_threads(func, items, threads, window)
+            return
         yield from map(func, items)
         return
     # One BLAS/OpenMP thread per worker: the workers already use every core.
@@ -83,6 +92,20 @@ def ordered_map(
         yield from windowed(submit, items, size, window)
     finally:
         # Stopped early (an error, Ctrl-C, SIGTERM): chunks not started yet are dropped, not waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _on_threads(func: Callable[[T], R], items: Sequence[T], threads: int, window: int) -> Iterator[R]:
+    """``ordered_map`` on threads: results in input order, so the first error raised is the first failing item's,
+    as in one thread. Stopped early, chunks not started are dropped and the running ones (a few items) finish."""
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="groundbench-map")
+
+    def submit(batch: list[T]) -> Any:
+        return pool.submit(apply_chunk, func, batch)
+
+    try:
+        yield from windowed(submit, items, chunk_size(window, threads), window)
+    finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -82,6 +82,7 @@ class MapOptions:
 
     workers: int  # processes (1 = in this process)
     window: int  # items in flight at once (bounds memory)
+    threads: int = 1  # with one worker: threads of this process running the items (work that releases the GIL)
 
     def as_kwargs(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -1,6 +1,8 @@
 """``each_in_threads`` (assemble's Parquet writers, one config per core): every item runs; the error raised is
 the first item's in input order whatever the threads' timing; Ctrl-C stops the running items at their next
-step and drops the rest. And a shard writer whose last write fails leaves no folder behind."""
+step and drops the rest. ``ordered_map`` on threads (a GUI convert in one process): results in input order, the
+first failing item's error, never more than a window in flight. And a shard writer whose last write fails
+leaves no folder behind."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from groundbench.core.parallel import each_in_threads
+from groundbench.core.parallel import each_in_threads, ordered_map
 from groundbench.core.shards import ShardWriter
 from groundbench.errors import GroundBenchError
 
@@ -75,3 +77,36 @@ def test_a_shard_writer_whose_last_batch_fails_leaves_no_folder(tmp_path: Path) 
             writer.add({"example_id": f"{number:03d}", "x": number})
         writer.add({"example_id": "999", "x": "not a number"})  # fails only when the writer closes
     assert sorted(path.name for path in tmp_path.iterdir()) == []  # neither the folder nor its temporary
+
+
+def test_ordered_map_on_threads_yields_in_input_order_with_a_window_in_flight() -> None:
+    started: list[int] = []
+    names: set[str] = set()
+    lock = threading.Lock()
+
+    def work(item: int) -> int:
+        with lock:
+            started.append(item)
+            names.add(threading.current_thread().name)
+        time.sleep(0.002 * (item % 3))  # later items often finish first
+        return item * item
+
+    results = []
+    for item, result in enumerate(ordered_map(work, list(range(60)), workers=1, window=8, threads=3)):
+        results.append(result)
+        assert len(started) <= item + 1 + 8  # at most a window of items started ahead of the one consumed
+    assert results == [i * i for i in range(60)] and sorted(started) == list(range(60))
+    assert 1 < len(names) <= 3 and all(name.startswith("groundbench-map") for name in names)  # the pool's threads
+
+
+def test_ordered_map_on_threads_raises_the_first_failing_items_error() -> None:
+    def work(item: int) -> int:
+        if item == 5:
+            time.sleep(0.2)  # item 9 fails long before item 5 does
+            raise ValueError("item 5 failed")
+        if item == 9:
+            raise ValueError("item 9 failed")
+        return item
+
+    with pytest.raises(ValueError, match="item 5 failed"):
+        list(ordered_map(work, list(range(20)), workers=1, window=16, threads=2))
