@@ -121,7 +121,7 @@ def test_a_disagreement_is_found_and_write_repairs_it(tmp_path: Path) -> None:
     broken = _without_stage(broken, "bake_contrast_gapartnet")
     # A stage no spec calls for (the per-config bakes of an earlier dvc.yaml): removed.
     broken = broken.replace(
-        "\n  baselines:\n", "\n  bake_old:\n    cmd: bin/groundbench bake umd/curated_umd\n\n  baselines:\n"
+        "\n  store:\n", "\n  bake_old:\n    cmd: bin/groundbench bake umd/curated_umd\n\n  store:\n"
     )
     assert broken != text
     (tmp_path / "dvc.yaml").write_text(broken)
