@@ -36,30 +36,21 @@ def baselines_table(root: Path, version: str) -> pa.Table:
 
 def baseline_rows(shards: Path) -> list[dict[str, Any]]:
     """A config's rows as the baselines read them: no image bytes or provenance, and only the target part
-    keeps its mask (no baseline reads another part's)."""
+    keeps its mask (no baseline reads another part's). Masks are most of a row as Python objects, so the parts
+    are converted without them and the target's mask put back (UMD at full scale: seconds of ``assemble``)."""
     rows: list[dict[str, Any]] = []
     for batch in read_table(shards).drop_columns(["image", "provenance"]).to_batches():
-        rows.extend(rows_with_the_targets_mask(batch))
-    return rows
-
-
-def rows_with_the_targets_mask(batch: pa.RecordBatch) -> list[dict[str, Any]]:
-    """The batch's rows, each part's ``mask_rle`` None but the target's. Masks are most of a row as Python
-    objects, so the parts are converted without them and the target's put back (UMD at full scale: seconds)."""
-    parts = batch.column("parts")
-    offsets = parts.offsets.to_pylist()  # row i's parts are values[offsets[i]:offsets[i + 1]], null rows too
-    values = parts.values.slice(offsets[0], offsets[-1] - offsets[0])
-    targets = pc.take(batch.column("target_part_id"), pc.list_parent_indices(parts))  # one per value, in order
-    is_target = pc.fill_null(pc.equal(values.field("part_id"), targets), False)
-    masks = values.field("mask_rle")
-    kept = pc.if_else(is_target, masks, pa.nulls(len(masks), masks.type)).to_pylist()
-    light = batch.set_column(batch.schema.get_field_index("parts"), "parts", parts.cast(_without_masks(parts.type)))
-    rows = light.to_pylist()
-    for index, row in enumerate(rows):
-        if row["parts"] is not None:
-            span = kept[offsets[index] - offsets[0] : offsets[index + 1] - offsets[0]]
-            for part, mask in zip(row["parts"], span, strict=True):
-                part["mask_rle"] = mask  # the struct's last field, so the keys keep their order
+        parts = batch.column("parts")
+        flat = parts.flatten()  # every part of the batch, row by row, in the order the rows list them
+        targets = pc.take(batch.column("target_part_id"), pc.list_parent_indices(parts))
+        is_target = pc.fill_null(pc.equal(flat.field("part_id"), targets), False)
+        masks = flat.field("mask_rle")
+        kept = iter(pc.if_else(is_target, masks, pa.nulls(len(masks), masks.type)).to_pylist())
+        light = parts.cast(_without_masks(parts.type))
+        for row in batch.set_column(batch.schema.get_field_index("parts"), "parts", light).to_pylist():
+            for part in row["parts"] or []:
+                part["mask_rle"] = next(kept)  # the struct's last field, so the keys keep their order
+            rows.append(row)
     return rows
 
 

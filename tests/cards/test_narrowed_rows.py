@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from groundbench.core.shards import ShardWriter
 from groundbench.schemas.features import arrow_schema
-from groundbench.stages.baselines_config import baseline_rows, rows_with_the_targets_mask
+from groundbench.stages.baselines_config import baseline_rows
 from groundbench.stages.facts import FACT_COLUMNS, FACT_FIELDS, fact_rows
 from tests.schemas.test_schema import _row
 
@@ -65,23 +65,3 @@ def test_baseline_rows_keep_only_the_targets_mask(tmp_path: Path) -> None:
         [None, [3, 4, 93]],
         [None, None],
     ]
-
-
-def test_the_targets_mask_follows_the_list_offsets_in_a_slice_and_under_a_null_row() -> None:
-    """A sliced batch starts mid-way into the parts' values, and a null row may still span values (Arrow
-    allows it): each row's parts are the values between its offsets, whatever the rows before hold."""
-    rows = [copy.deepcopy(_row(f"t/{n}")) for n in range(1, 4)]
-    rows[2]["target_part_id"], rows[2]["target_action"] = "contain", "contain"
-    rows[2]["parts"][1]["mask_rle"] = [3, 4, 93]
-    batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema())
-    parts = batch.column("parts")
-    nulled = pa.ListArray.from_arrays(parts.offsets, parts.values, type=parts.type, mask=pa.array([False, True, False]))
-    batch = batch.set_column(batch.schema.get_field_index("parts"), batch.schema.field("parts"), nulled)
-    assert nulled.offsets.to_pylist() == [0, 2, 4, 6]  # the null row still spans two values
-    got = rows_with_the_targets_mask(batch)
-    assert got[1]["parts"] is None
-    assert [p["mask_rle"] for p in got[0]["parts"]] == [[0, 10, 90], None]
-    assert [p["mask_rle"] for p in got[2]["parts"]] == [None, [3, 4, 93]]
-    sliced = rows_with_the_targets_mask(batch.slice(2))
-    assert [p["mask_rle"] for p in sliced[0]["parts"]] == [None, [3, 4, 93]]
-    assert sliced[0] == got[2]
