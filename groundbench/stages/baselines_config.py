@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from groundbench.core.shards import read_table
 from groundbench.stages.built import built_configs
@@ -36,25 +35,12 @@ def baselines_table(root: Path, version: str) -> pa.Table:
 
 def baseline_rows(shards: Path) -> list[dict[str, Any]]:
     """A config's rows as the baselines read them: no image bytes or provenance, and only the target part
-    keeps its mask (no baseline reads another part's). Masks are most of a row as Python objects, so the parts
-    are converted without them and the target's mask put back (UMD at full scale: seconds of ``assemble``)."""
+    keeps its mask (no baseline reads another part's; as Python lists they are most of a row)."""
     rows: list[dict[str, Any]] = []
     for batch in read_table(shards).drop_columns(["image", "provenance"]).to_batches():
-        parts = batch.column("parts")
-        flat = parts.flatten()  # every part of the batch, row by row, in the order the rows list them
-        targets = pc.take(batch.column("target_part_id"), pc.list_parent_indices(parts))
-        is_target = pc.fill_null(pc.equal(flat.field("part_id"), targets), False)
-        masks = flat.field("mask_rle")
-        kept = iter(pc.if_else(is_target, masks, pa.nulls(len(masks), masks.type)).to_pylist())
-        light = parts.cast(_without_masks(parts.type))
-        for row in batch.set_column(batch.schema.get_field_index("parts"), "parts", light).to_pylist():
-            for part in row["parts"] or []:
-                part["mask_rle"] = next(kept)  # the struct's last field, so the keys keep their order
+        for row in batch.to_pylist():
+            for part in row["parts"]:
+                if part["part_id"] != row["target_part_id"]:
+                    part["mask_rle"] = None
             rows.append(row)
     return rows
-
-
-def _without_masks(parts: pa.DataType) -> pa.DataType:
-    """``list<struct<...>>`` of the parts without ``mask_rle``."""
-    fields = [field for field in parts.value_type if field.name != "mask_rle"]
-    return pa.list_(pa.struct(fields))
