@@ -27,7 +27,7 @@ from groundbench.core.manifests import FileRecord, file_record, read_manifest, s
 from groundbench.core.plugins import load
 from groundbench.core.registry import ConfigInfo
 from groundbench.core.spec import CardFacts
-from groundbench.loaders.published import data_files, iter_batches, open_data_file
+from groundbench.loaders.published import ROWS_AT_ONCE, data_files, iter_batches, open_data_file
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.conditions import ALL_CONDITIONS, valid_conditions
 from groundbench.schemas.features import FORMAT_VERSION
@@ -232,10 +232,10 @@ def first_included_row(config_dir: Path) -> dict[str, Any] | None:
     if not files:
         return None
     columns = [name for name in open_data_file(files[0]).schema_arrow.names if name != "image"]
-    for batch in iter_batches(config_dir, columns):
-        for index, excluded in enumerate(batch.column("excluded").to_pylist()):
-            if not excluded:  # only this row becomes Python objects (a batch's masks are most of its size)
-                return dict(batch.slice(index, 1).to_pylist()[0])
+    for batch in iter_batches(config_dir, columns, rows=ROWS_AT_ONCE):  # a few rows' pages, not a row group
+        for row in batch.to_pylist():
+            if not row["excluded"]:
+                return dict(row)
     return None
 
 
