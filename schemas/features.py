@@ -19,7 +19,8 @@ from groundbench.schemas.folders import extras, extras_description
 from groundbench.schemas.types import Columns, Image, List, Value
 
 # Bump on any change to the columns below; stored in every shard's metadata.
-FORMAT_VERSION = "1.2.0"
+FORMAT_VERSION = "1.3.0"  # 1.3.0: GUI regions (extras.gui region_kind, eval_polygon, capabilities, gui_types);
+# a refusal row (success_rule.kind refusal) has no target part
 FORMAT_METADATA_KEY = b"groundbench"
 
 
@@ -161,16 +162,17 @@ FEATURES_DOC: dict[str, str] = {
     "render.camera": "Pinhole intrinsics and world-to-camera pose, when known.",
     "object_bbox_xyxy": "The object's box [x0, y0, x1, y1], pixels; null for GUI rows.",
     "parts": "Every candidate part (GUI: the target and its neighbour elements) with box, point, action and motion.",
-    "target_part_id": "The part the row asks about (one of parts.part_id).",
+    "target_part_id": "The part the row asks about (one of parts.part_id); null only on a GUI refusal row "
+    "(success_rule.kind refusal: the element is not on the screen, and parts is empty).",
     "target_action": "The target part's action; null for GUI rows.",
     "original_target_part_id": "Re-asks only: the original row's target part; null otherwise.",
     "original_action": "Re-asks only: the original target's action; null otherwise.",
     "conditions": "The prompt conditions valid for the row (empty for GUI rows, which use `gui`).",
     "instruction": "The GUI command or question; null on object rows (their prompts are in `prompts`).",
     "answer_type": "point or box: what a GUI answer must be; null on object rows.",
-    "success_rule": "How a GUI answer is judged: point_in_box (edges included) or box_coverage_precision with "
-    "its thresholds.",
-    "success_rule.kind": "point_in_box or box_coverage_precision; null on object rows.",
+    "success_rule": "How a GUI answer is judged: point_in_box (edges included), box_coverage_precision with "
+    "its thresholds, point_in_polygon (extras.gui.eval_polygon) or refusal (no target: only a refusal is right).",
+    "success_rule.kind": "point_in_box, box_coverage_precision, point_in_polygon or refusal; null on object rows.",
     "success_rule.coverage_min": "Least share of the target box an answer box must cover.",
     "success_rule.precision_min": "Least share of the answer box that must lie on the target.",
     "exclusion_tags": "Why the row failed a check; such rows stay, documented, with excluded = true.",

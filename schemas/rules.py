@@ -49,8 +49,16 @@ def _per_row(data: pa.PolarsData, expr: pl.Expr) -> pl.LazyFrame:
     return data.lazyframe.select(expr.alias("ok"))
 
 
+REFUSAL_RULE = "refusal"  # a GUI row whose element is not on the screen (OSWorld-G box_type refusal)
+
+
+def _refusal() -> pl.Expr:
+    return (pl.col("success_rule").struct.field("kind") == REFUSAL_RULE).fill_null(False)
+
+
 def parts_not_empty(data: pa.PolarsData) -> pl.LazyFrame:
-    return _per_row(data, pl.col("parts").list.len() > 0)
+    """Every row offers candidate parts, except a refusal row, which has no target and none at all."""
+    return _per_row(data, (pl.col("parts").list.len() > 0) | (_refusal() & (pl.col("parts").list.len() == 0)))
 
 
 def part_boxes_inside_image(data: pa.PolarsData) -> pl.LazyFrame:
@@ -97,18 +105,28 @@ def part_ids_unique_per_row(data: pa.PolarsData) -> pl.LazyFrame:
 
 
 def target_names_one_part(data: pa.PolarsData) -> pl.LazyFrame:
-    """``target_part_id`` matches exactly one candidate part, and ``target_action`` is that part's."""
+    """``target_part_id`` matches exactly one candidate part, and ``target_action`` is that part's; a refusal
+    row has no parts and a null ``target_part_id`` instead (its ``target_action`` is ``none``, as every GUI row's)."""
     matches = (
-        _parts(data)
+        data.lazyframe.with_row_index("_row")
+        .with_columns(
+            (_refusal() & pl.col("target_part_id").is_null()).alias("_none")
+        )
+        .select("_row", "_none", "target_part_id", "target_action", "parts")
+        .explode("parts")  # an empty list gives one row of nulls: no hit
+        .unnest("parts")
         .group_by("_row")
         .agg(
-            (pl.col("part_id") == pl.col("target_part_id")).sum().alias("hits"),
+            pl.col("_none").first().alias("none"),
+            (pl.col("part_id") == pl.col("target_part_id")).fill_null(False).sum().alias("hits"),
             ((pl.col("part_id") == pl.col("target_part_id")) & (pl.col("action") == pl.col("target_action")))
+            .fill_null(False)
             .sum()
             .alias("agree"),
         )
     )
-    return matches.sort("_row").select(((pl.col("hits") == 1) & (pl.col("agree") == 1)).alias("ok"))
+    ok = ((pl.col("hits") == 1) & (pl.col("agree") == 1)) | (pl.col("none") & (pl.col("hits") == 0))
+    return matches.sort("_row").select(ok.alias("ok"))
 
 
 def conditions_valid_for_stratum(data: pa.PolarsData) -> pl.LazyFrame:
@@ -151,7 +169,7 @@ RECORD_SCHEMA = pa.DataFrameSchema(
         "image_sha256": pa.Column(pl.String, checks=pa.Check.str_matches(r"^[0-9a-f]{64}$")),
         "width": pa.Column(pl.Int32, checks=pa.Check.gt(0)),
         "height": pa.Column(pl.Int32, checks=pa.Check.gt(0)),
-        "target_part_id": pa.Column(pl.String, nullable=False),
+        "target_part_id": pa.Column(pl.String, nullable=True),  # null only on refusal rows (target_names_one_part)
         "target_action": pa.Column(pl.String, checks=pa.Check.isin(ACTION_VALUES)),
         "excluded": pa.Column(pl.Boolean, nullable=False),
         # Derived from the image column (its bytes stay out of validation: nothing to check there

@@ -1,4 +1,4 @@
-"""What a GUI row adds to the shared record: the `source` values of the four GUI sources and of the generated
+"""What a GUI row adds to the shared record: the `source` values of the GUI sources and of the generated
 sample, and ``extras.gui`` (schemas/folders.py)."""
 
 from __future__ import annotations
@@ -44,6 +44,10 @@ GUI_EXTRAS = {
     "box_format": STRING,  # xyxy / xywh / normalized_xyxy / normalized_xywh
     "box_notes": List(STRING),  # "normalized" (0-1 fractions converted), "clamped" (box left the image)
     "other_json": STRING,  # any further source keys, canonical JSON (nothing silently dropped)
+    "region_kind": STRING,  # box / polygon / none (a refusal row: no such element on the screen)
+    "eval_polygon": List(FLOAT64),  # polygon rows: the vertices as annotated, flat [x1, y1, x2, y2, ...], pixels
+    "capabilities": List(STRING),  # OSWorld-G: the capability groups of classification_result.json naming the row
+    "gui_types": List(STRING),  # OSWorld-G: GUI_types, the element types of the target
 }
 
 GUI_EXTRAS_DOC = {
@@ -81,10 +85,18 @@ GUI_EXTRAS_DOC = {
     "box_format": "Format of raw_bbox: xyxy, xywh, normalized_xyxy or normalized_xywh.",
     "box_notes": "normalized (0-1 fractions converted) or clamped (the box left the image; flag box_clamped).",
     "other_json": "Any further source keys, as canonical JSON (nothing silently dropped).",
+    "region_kind": "What the target is: box (eval_bbox), polygon (eval_polygon; parts.bbox_xyxy is its bounding box) or "
+    "none (a refusal row: the element is not on the screen, no target part, and the right answer is to say so).",
+    "eval_polygon": "Polygon rows: the target's vertices exactly as annotated, flat [x1, y1, x2, y2, ...] in pixels "
+    "(OSWorld-G box_type polygon; some have only two vertices, see docs/scoring.md); empty otherwise.",
+    "capabilities": "OSWorld-G: the capability groups of the release's classification_result.json that list the row "
+    "(text_matching, element_recognition, layout_understanding, fine_grained_manipulation, refusal, as the file "
+    "names them); empty when none does or the source has none.",
+    "gui_types": "OSWorld-G: GUI_types, the element types the annotators gave the target.",
 }
 
 COLUMNS = FolderColumns(
-    sources=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "groundbench_gui"),
+    sources=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g", "groundbench_gui"),
     extras=(
         Extras(
             "gui",

@@ -63,6 +63,9 @@ class SourceRow:
     reference_point: tuple[float, float] | None = None
     candidates: list[Candidate] = field(default_factory=list)  # from the annotation (our generator)
     extras: dict[str, Any] = field(default_factory=dict)
+    region_kind: str = "box"  # box, polygon (vertices in ``polygon``; raw_box is their bounding box), none (refusal)
+    polygon: tuple[float, ...] = ()  # flat [x1, y1, x2, y2, ...] pixels, as annotated
+    rule: str | None = None  # the success rule's kind when not the answer type's (point_in_polygon, refusal)
 
 
 def text(record: dict[str, Any], key: str, where: str, required: bool = True) -> str | None:
@@ -103,7 +106,18 @@ def gui_extras(**values: Any) -> dict[str, Any]:
     if unknown:
         raise KeyError(f"not extras.gui fields: {sorted(unknown)}")
     extras: dict[str, Any] = {name: None for name in GUI_EXTRAS}
-    extras.update({"eval_bbox": [], "reference_point": [], "raw_bbox": [], "box_notes": []})
+    extras.update(
+        {
+            "eval_bbox": [],
+            "reference_point": [],
+            "raw_bbox": [],
+            "box_notes": [],
+            "region_kind": "box",
+            "eval_polygon": [],
+            "capabilities": [],
+            "gui_types": [],
+        }
+    )
     extras.update(values)
     return extras
 
@@ -125,6 +139,8 @@ def _part(part_id: str, category: str, box: Box, point: tuple[float, float], exa
 
 
 def success_rule(row: SourceRow) -> dict[str, Any]:
+    if row.rule is not None:
+        return {"kind": row.rule, "coverage_min": None, "precision_min": None}
     if row.answer_type == "point":
         return {"kind": POINT_RULE, "coverage_min": None, "precision_min": None}
     return {
@@ -140,11 +156,14 @@ def build_record(
     image: dict[str, Any],
     sha256: str,
     size: tuple[int, int],
-    target: PixelBox,
+    target: PixelBox | None,
     neighbours: list[Candidate],
     provenance: dict[str, Any],
 ) -> dict[str, Any]:
-    """The GroundBench record of one GUI row. ``neighbours`` are already in pixels and clipped."""
+    """The GroundBench record of one GUI row. ``neighbours`` are already in pixels and clipped; ``target`` is
+    None on a refusal row (no such element on the screen: no parts, no target)."""
+    if target is None:
+        return _refusal_record(row, source, image, sha256, size, provenance)
     width, height = size
     point = row.reference_point if row.reference_point is not None else centre(target.box)
     parts = [_part(row.target_id, row.target_category, target.box, point, row.exact)]
@@ -167,7 +186,11 @@ def build_record(
         box_notes=list(target.notes),
         eval_bbox=list(target.annotated),
         reference_point=list(point),
+        region_kind=row.region_kind,
     )
+    if row.region_kind == "polygon":
+        # The rule reads the vertices (eval_polygon); the part's box is their bounding box, for drawing only.
+        extras.update(raw_bbox=[], box_format="polygon", eval_bbox=[], eval_polygon=list(row.polygon))
     return new_record(
         example_id=row.example_id,
         source=source,
@@ -188,6 +211,38 @@ def build_record(
         answer_type=row.answer_type,
         success_rule=success_rule(row),
         flags=flags,
+        provenance={**provenance, "converter": CONVERTER, "converter_version": CONVERTER_VERSION},
+        extras={"umd": None, "gui": gui_extras(**extras)},
+    )
+
+
+def _refusal_record(
+    row: SourceRow, source: str, image: dict[str, Any], sha256: str, size: tuple[int, int], provenance: dict[str, Any]
+) -> dict[str, Any]:
+    """A row whose element is not on the screen: no candidate parts, no target; only a refusal is right."""
+    width, height = size
+    extras = dict(row.extras)
+    extras.update(frame_width=width, frame_height=height, region_kind="none", eval_bbox=[], eval_polygon=[])
+    return new_record(
+        example_id=row.example_id,
+        source=source,
+        stratum=STRATUM,
+        object_id=row.object_id,
+        object_category=row.object_category,
+        image=image,
+        image_sha256=sha256,
+        width=width,
+        height=height,
+        render={"kind": RENDER_KIND, "highlighted_part_id": None, "camera": None},
+        object_bbox_xyxy=None,
+        parts=[],
+        target_part_id=None,
+        target_action=NO_ACTION,
+        conditions=list(valid_conditions(STRATUM, RENDER_KIND)),
+        instruction=row.instruction,
+        answer_type=row.answer_type,
+        success_rule=success_rule(row),
+        flags=[],
         provenance={**provenance, "converter": CONVERTER, "converter_version": CONVERTER_VERSION},
         extras={"umd": None, "gui": gui_extras(**extras)},
     )

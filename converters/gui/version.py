@@ -5,4 +5,4 @@ A revision is a whole number, bumped by one whenever the converter writes other 
 source files (docs/adding-a-source.md); the comment beside it says what the last bump changed."""
 
 CONVERTER = "groundbench.converters.gui"
-CONVERTER_VERSION = "2"  # 2: the annotated box in extras.gui.eval_bbox; box_clamped a flag
+CONVERTER_VERSION = "3"  # 3: extras.gui.region_kind on every row (polygons, refusal rows: OSWorld-G)
