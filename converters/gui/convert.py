@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from groundbench.converters.gui import pointerbench, screenspot
+from groundbench.converters.gui import osworld_g, pointerbench, screenspot
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
 from groundbench.converters.gui.params import GuiParams
@@ -152,12 +152,15 @@ def _screenshot(item: ScreenshotItem) -> tuple[Screenshot, bytes]:
     return Screenshot(path=item.path, rel=item.rel, sha256=sha256_bytes(data), info=info, bytes=len(data)), data
 
 
-def _target(row: SourceRow, shot: Screenshot) -> PixelBox:
+def _target(row: SourceRow, shot: Screenshot) -> PixelBox | None:
+    """The row's target in pixels; None on a refusal row (no element to find)."""
     size = (shot.info.width, shot.info.height)
     if row.declared_size is not None and row.declared_size != size:
         raise GroundBenchError(
             row.where, "image size", f"annotation says {list(row.declared_size)}, {shot.rel} is {list(size)}"
         )
+    if row.region_kind == "none":
+        return None
     if row.reference_point is not None:
         x, y = row.reference_point
         if not (0.0 <= x <= size[0] and 0.0 <= y <= size[1]):
@@ -167,8 +170,13 @@ def _target(row: SourceRow, shot: Screenshot) -> PixelBox:
     return to_pixels(row.raw_box, row.corners, size[0], size[1], row.where, row.box_field)
 
 
-def _neighbours(row: SourceRow, target: PixelBox, same_image: list[tuple[SourceRow, PixelBox]], size: tuple[int, int]):
-    """The generator's own candidates; else the other annotated targets on the screenshot, nearest first."""
+def _neighbours(
+    row: SourceRow, target: PixelBox | None, same_image: list[tuple[SourceRow, PixelBox | None]], size: tuple[int, int]
+) -> list[Candidate]:
+    """The generator's own candidates; else the other annotated targets on the screenshot, nearest first
+    (a refusal row has none: it has no target to be near)."""
+    if target is None:
+        return []
     out: list[Candidate] = []
     for cand in row.candidates:
         box = (
@@ -184,6 +192,8 @@ def _neighbours(row: SourceRow, target: PixelBox, same_image: list[tuple[SourceR
     here = centre(target.box)
     others = {}
     for other, box in same_image:
+        if box is None:
+            continue
         if other.target_id != row.target_id and box.box != target.box and box.box not in others:
             others[box.box] = Candidate(other.target_id, other.target_category, box.box)
     ranked = sorted(others.values(), key=lambda c: (math.dist(here, centre(c.box)), c.part_id))
@@ -472,12 +482,57 @@ def convert_screenspot(
     return run(screenspot_source(root, source, config, knobs), out, shards, progress)
 
 
+def osworld_g_annotation(root: Path) -> Path:
+    """``OSWorld-G.json`` at the root or in ``benchmark/`` (the code repository's layout)."""
+    if not root.is_dir():
+        raise GroundBenchError(root, "sources.gui.osworld_g", f"expected a folder holding {osworld_g.ANNOTATION}")
+    for folder in (root, root / "benchmark"):
+        path = folder / osworld_g.ANNOTATION
+        if path.is_file():
+            return inside_root(root, path, osworld_g.ANNOTATION)
+    raise GroundBenchError(
+        root, osworld_g.ANNOTATION, f"not found (expected <root>/{osworld_g.ANNOTATION} or <root>/benchmark/...)"
+    )
+
+
+def osworld_g_rows(root: Path) -> list[SourceRow]:
+    """Every record of the OSWorld-G benchmark file, refusal rows included, with their capability groups."""
+    path = osworld_g_annotation(root)
+    annotation = relative_to(root, path)
+    classification = path.parent / osworld_g.CLASSIFICATION
+    groups: dict[str, list[str]] = {}
+    if classification.is_file():
+        rel = relative_to(root, inside_root(root, classification, osworld_g.CLASSIFICATION))
+        try:
+            content = classification.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GroundBenchError(rel, "file", f"expected a readable UTF-8 file ({exc})") from exc
+        groups = osworld_g.read_classification(_loads(content, rel, "file", "a JSON object"), rel)
+    return [osworld_g.parse(record, annotation, index, groups) for index, record in read_annotation(path, root)]
+
+
+def _osworld_g_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
+    def paths(row: SourceRow) -> list[Path]:
+        here = (root / row.annotation).parent
+        return [here / "images" / row.image_name, here / row.image_name]
+
+    return paths
+
+
+def osworld_g_source(root: Path, knobs: GuiParams) -> GuiSource:
+    """``<root>[/benchmark]/OSWorld-G.json`` (+ ``classification_result.json``, ``images/``) -> gui_osworld_g."""
+    rows = osworld_g_rows(root)
+    return GuiSource(root, "osworld_g", {osworld_g.CONFIG: rows}, {}, _osworld_g_paths(root), knobs)
+
+
 def source(ctx: Context) -> GuiSource:
     """The registry's factory: the GUI source ``ctx.name`` as ``params.yaml`` configures it."""
     folder = source_root(ctx.root, ctx.params, ctx.name)
     assert folder is not None  # the pipeline marks a null source absent
     if ctx.name == "pointerbench":
         return pointerbench_source(folder, ctx.params.gui)
+    if ctx.name == "osworld_g":
+        return osworld_g_source(folder, ctx.params.gui)
     return screenspot_source(folder, ctx.name, f"gui_{ctx.name}", ctx.params.gui)
 
 
@@ -491,6 +546,9 @@ def list_items(root: Path, source: str, max_image_pixels: int) -> dict[str, list
     if source == "pointerbench":
         rows, _ = pointerbench_rows(root)
         paths = _pointerbench_paths(root)
+    elif source == "osworld_g":
+        rows = {osworld_g.CONFIG: osworld_g_rows(root)}
+        paths = _osworld_g_paths(root)
     else:
         rows = {f"gui_{source}": screenspot_rows(root, source, f"gui_{source}")}
         paths = _screenspot_paths(root)

@@ -6,7 +6,9 @@ height as % of the frame's width / height (min, quartiles, max), languages, fram
 centre-click baseline: the share of rows a click on the frame's centre would solve, by the one definition
 ``scoring.gui_rules.centre_click_hit`` that ``score`` and the ``baselines`` config use too (a centre point
 scored by the row's own official rule: point rows, centre inside the box, edges included; box rows need
-a box, so a click never solves them).
+a box, so a click never solves them; OSWorld-G rows by the release's GroundingEval rule, so a refusal row,
+which has no target, is never solved by it). Target sizes are measured on rows with a target; polygons by
+their bounding box.
 """
 
 from __future__ import annotations
@@ -47,9 +49,15 @@ def _quantiles(values: list[float]) -> dict[str, float]:
     }
 
 
+NO_TARGET = "no target (refusal)"  # the target type of a refusal row (OSWorld-G): the element is not on the screen
+
+
 def target_type(row: dict[str, Any]) -> str:
     gui = row["extras"]["gui"] or {}
-    return str(gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or "unknown")
+    if gui.get("region_kind") == "none":
+        return NO_TARGET
+    kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or (gui.get("gui_types") or [None])[0]
+    return str(kind or "unknown")
 
 
 # Registry sources whose configs get these facts (the rows of the embedded sample say groundbench_gui).
@@ -86,13 +94,16 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     languages: Counter[str] = Counter()
     frames: Counter[str] = Counter()
     answers: Counter[str] = Counter()
+    regions: Counter[str] = Counter()
     for row in rows:
-        target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
-        x0, y0, x1, y1 = target["bbox_xyxy"]
         w, h = row["width"], row["height"]
-        areas.append(100.0 * (x1 - x0) * (y1 - y0) / (w * h))
-        widths.append(100.0 * (x1 - x0) / w)
-        heights.append(100.0 * (y1 - y0) / h)
+        regions[str((row["extras"]["gui"] or {}).get("region_kind") or "box")] += 1
+        target = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), None)
+        if target is not None:  # a refusal row has no target: no size to measure (its centre click misses)
+            x0, y0, x1, y1 = target["bbox_xyxy"]
+            areas.append(100.0 * (x1 - x0) * (y1 - y0) / (w * h))
+            widths.append(100.0 * (x1 - x0) / w)
+            heights.append(100.0 * (y1 - y0) / h)
         hits += centre_click_hit(row)
         languages[str((row["extras"]["gui"] or {}).get("language") or "unknown")] += 1
         frames[f"{w}x{h}"] += 1
@@ -107,6 +118,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "languages": dict(sorted(languages.items())),
         "frames": dict(sorted(frames.items())),
         "center_click_hit_rate": round(hits / len(rows), 4) if rows else None,
+        "region_kinds": dict(sorted(regions.items())),  # box, polygon, none (refusal rows: no target)
     }
 
 

@@ -1,4 +1,4 @@
-"""params.yaml's GUI knobs: sources.gui.<name> of the four GUI sources, sample.gui (the generator), gui:."""
+"""params.yaml's GUI knobs: sources.gui.<name> of the GUI sources, sample.gui (the generator), gui:."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ class GuiSources(Section):
     screenspot: str | None
     screenspot_v2: str | None
     screenspot_pro: str | None
+    osworld_g: str | None = "sample"  # a folder holding OSWorld-G.json (or benchmark/OSWorld-G.json) and images/
 
 
 class GuiSampleParams(Section):

@@ -1,5 +1,5 @@
-"""The four GUI-grounding sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro) and the one generator that
-writes the embedded sample of all four (read by every stage: strings only)."""
+"""The GUI-grounding sources (PointerBench, ScreenSpot v1/v2, ScreenSpot-Pro, OSWorld-G) and the one generator
+that writes the embedded sample of all of them (read by every stage: strings only)."""
 
 from groundbench.converters.gui.params import GuiParams, GuiSampleParams, GuiSources
 from groundbench.core.spec import HUB, Card, ConfigInfo, Fetch, Folder, Sample, SourceSpec
@@ -123,14 +123,57 @@ SPEC = Folder(
             ),
             params=PARAMS,
         ),
+        SourceSpec(
+            "osworld_g",
+            CONVERT,
+            configs=(
+                ConfigInfo(
+                    "gui_osworld_g",
+                    "osworld_g",
+                    "suite",
+                    "one OSWorld-G desktop screenshot + instruction + box, polygon or no target (refusal)",
+                ),
+            ),
+            sources_key="gui.osworld_g",
+            sample="gui",
+            card=Card(
+                "OSWorld-G (Jedi release)",
+                "not verified here: see the MMInstruction/OSWorld-G dataset card and the xlang-ai/OSWorld-G repository",
+                ("xie2025jedi",),
+                "MMInstruction/OSWorld-G",
+            ),
+            fetch=Fetch(
+                title="OSWorld-G",
+                kind=HUB,
+                origin="MMInstruction/OSWorld-G",
+                licence="not verified offline: read the MMInstruction/OSWorld-G dataset card before use",
+                terms="as the dataset card states; cite Xie et al. 2025 (Jedi / OSWorld-G)",
+                size="564 instructions on desktop screenshots (size not known offline)",
+                allow=(
+                    "OSWorld-G*.json",
+                    "classification_result.json",
+                    "images/*",
+                    "benchmark/OSWorld-G*.json",
+                    "benchmark/classification_result.json",
+                    "benchmark/images/*",
+                ),
+                ignore=("*.DS_Store",),
+                notes=(
+                    "the layout (OSWorld-G.json, classification_result.json, images/) is the code repository's "
+                    "benchmark/ folder as its evaluators read it; the Hub files were not reachable when this was "
+                    "written, so no checksum is pinned beyond the Hub's own",
+                ),
+            ),
+            params=PARAMS,
+        ),
     ),
-    # One generator feeds the four GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
+    # One generator feeds the GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
     samples=(
         Sample(
             "gui",
             "groundbench.converters.gui.sample.write:write",
             GuiSampleParams,
-            parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"),
+            parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g"),
             stage="generate_gui",
             command="bin/groundbench generate-gui --quiet",
         ),
@@ -138,6 +181,17 @@ SPEC = Folder(
     sources_params={"gui": (GuiSources, ...)},
     sections={"gui": GuiParams},
     facts="groundbench.converters.gui.facts:GuiFacts",
+    bibtex=(
+        "@misc{xie2025jedi,\n"
+        "  title         = {Scaling Computer-Use Grounding via User Interface Decomposition and Synthesis},\n"
+        "  author        = {Xie, Tianbao and Deng, Jiaqi and Li, Xiaochuan and Yang, Junlin and Wu, Haoyuan and "
+        "Chen, Jixuan and Hu, Wenjing and Wang, Xinyuan and Xu, Yuhui and Wang, Zekun and Xu, Yiheng and "
+        "Wang, Junli and Sahoo, Doyen and Yu, Tao and Xiong, Caiming},\n"
+        "  year          = {2025},\n"
+        "  eprint        = {2505.13227},\n"
+        "  archivePrefix = {arXiv}\n"
+        "}",
+    ),
     cards={
         # The embedded GUI sample (`groundbench generate-gui`): rows of every GUI config built from it say
         # this source. Suite design and file formats follow PointerBench and the ScreenSpot family.

@@ -37,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _number(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
 def _print_gui_facts(root: Path) -> None:
     from groundbench.converters.gui.facts import gui_facts, is_gui
     from groundbench.core.registry import CONFIGS
@@ -67,9 +71,9 @@ def _print_gui_facts(root: Path) -> None:
                 name,
                 kind,
                 str(f["rows"]),
-                f"{f['median_target_area_pct']:.4f}",
-                f"{f['target_width_pct']['median']:.2f}",
-                f"{f['target_height_pct']['median']:.2f}",
+                _number(f["median_target_area_pct"], 4),  # None: refusal rows only (no target to measure)
+                _number((f["target_width_pct"] or {}).get("median"), 2),
+                _number((f["target_height_pct"] or {}).get("median"), 2),
                 ",".join(f["languages"]),
                 f"{f['center_click_hit_rate']:.3f}",
             )

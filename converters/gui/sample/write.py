@@ -8,6 +8,7 @@ Layout under ``out`` (every file written through a temporary folder, bytes deter
     screenspot_v2/screenspot_desktop_v2.json                  (SeeClick keys, bbox x,y,w,h)
     screenspot_v2/screenspot_web_v2.json                      (GUI-Actor keys, bbox x1,y1,x2,y2 + img_size)
     screenspot_pro/annotations/groundbench_*.json + images/   (ScreenSpot-Pro keys, largest frame)
+    osworld_g/OSWorld-G.json + classification_result.json + images/   (OSWorld-G keys: bbox, polygon, refusal rows)
     */generator.yaml                                          (generator, seed, packages, font hashes)
 """
 
@@ -23,7 +24,7 @@ import yaml
 from tqdm import tqdm
 
 from groundbench.converters.gui.params import GuiSampleParams
-from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, sheets, text
+from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, osworld_g, sheets, text
 from groundbench.converters.gui.sample.common import Frame, png_bytes, reference_point
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
@@ -195,6 +196,8 @@ def generate(out: Path, params: GuiSampleParams, progress: bool = True) -> dict[
             counts[suite] = len(rows[suite])
         _stamp(pb, params)
         _screenspot_files(tmp, rows, params)
+        osworld_g.write_files(tmp, rows, pb)
+        _stamp(tmp / "osworld_g", params)
     return counts
 
 
