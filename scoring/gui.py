@@ -9,7 +9,8 @@
   0-1000 or 0-1 fractions of the frame (a diagnostic of a model answering in the wrong frame,
   never the official figure);
 - breakdowns as the PointerBench paper and eval.py report them: target type, answer type (point /
-  box), data type, language, and, for the generated suites, frame size; box answers that fail are
+  box), data type, language, region kind (box, polygon, none) and, for the generated suites, frame size;
+  OSWorld-G rows also by capability (its five groups, a row in each group listing it); box answers that fail are
   split into clipped (target not covered enough) and oversized (covered, but too loose);
 - ``gui_success_mean_of_suites`` (in ``scoring.metrics``): the unweighted mean over the PointerBench
   suites only; ScreenSpot variants are reported beside it, never inside it.
@@ -37,6 +38,7 @@ from groundbench.scoring.gui_rules import (
     read_box,
     read_point,
 )
+from groundbench.scoring.osworld_g import capability_groups, is_osworld_g
 from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
 
 Row = Mapping[str, Any]
@@ -110,6 +112,7 @@ BREAKDOWNS: dict[str, Callable[[Row], str | None]] = {
     "data_type": _gui_field("data_type"),
     "language": _gui_field("language"),
     "frame": _frame,
+    "region_kind": _gui_field("region_kind"),  # box, polygon, none (refusal rows)
 }
 
 
@@ -167,6 +170,15 @@ def gui_metrics(
                 groups[value].append(i)
         for value, members in sorted(groups.items()):
             out.append(rate_entry(f"gui_success_by_{axis}", success, members, detail=value))
+    # OSWorld-G's capabilities: a row counts in every group listing it (unclassified when none does), as the
+    # release's tally counts it (scoring/layouts_osworld_g.py prints the same as its table).
+    capabilities: dict[str, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        if is_osworld_g(row):
+            for group in capability_groups(row):
+                capabilities[group].append(i)
+    for value, members in sorted(capabilities.items()):
+        out.append(rate_entry("gui_success_by_capability", success, members, detail=value))
     boxes = [i for i, r in enumerate(rows) if answer_type(r) == "box"]
     if boxes:
         for kind in (CLIPPED, OVERSIZED):

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from groundbench.scoring import osworld_g
+
 POINT_KEYS = ("point", "pred", "coordinate", "prediction")
 BOX_KEYS = ("bbox", "box", "pred", "prediction")
 TEXT_KEYS = ("text", "raw", "answer")
@@ -165,8 +167,20 @@ def target_box(row: Mapping[str, Any]) -> Sequence[float] | None:
     return None if part is None else part["bbox_xyxy"]
 
 
+def osworld_g_coordinate(record: Mapping[str, Any]) -> tuple[float, float, float, float] | None:
+    """The four values OSWorld-G's evaluator is handed: a point as ``[x, y, x, y]``, else a box's four numbers."""
+    point = official_point(record)
+    if point is not None:
+        return (point[0], point[1], point[0], point[1])
+    box = official_box(record)
+    return None if box is None or not all(math.isfinite(v) for v in box) else box
+
+
 def judge(record: Mapping[str, Any] | None, row: Mapping[str, Any]) -> Verdict:
     """The official verdict on one prediction record (None = no record) for one GUI row."""
+    if osworld_g.is_osworld_g(row):  # OSWorld-G's GroundingEval: boxes, polygons and refusal rows
+        coordinate = osworld_g_coordinate(record) if record else None
+        return Verdict(False, False) if coordinate is None else Verdict(osworld_g.hit(coordinate, row), True)
     truth = target_box(row)
     if not record or truth is None:
         return Verdict(False, False)

@@ -108,8 +108,19 @@ def fields(row: Mapping[str, Any]) -> dict[str, str]:
         "instruction": str(row.get("instruction") or ""),
         "answer_shape": '{"box": [x0, y0, x1, y1]} (left, top, right, bottom)'
         if answer_type == "box"
-        else '{"point": [x, y]}',
+        else '{"point": [x, y]}' + (REFUSAL_CLAUSE if allows_refusal(row) else ""),
     }
+
+
+# Configs with rows whose element is not on the screen (OSWorld-G's refusal rows) tell every row how to say so,
+# in the answer's own syntax: the official rule credits a refusal row only for a click with both coordinates
+# below 0, and the same sentence on every row of the config gives nothing away.
+REFUSAL_CLAUSE = ', or {"point": [-1, -1]} if nothing on the screen matches the instruction'
+REFUSAL_SOURCES = ("grounding_eval",)  # extras.gui.eval_type of sources with refusal rows (OSWorld-G)
+
+
+def allows_refusal(row: Mapping[str, Any]) -> bool:
+    return ((row.get("extras") or {}).get("gui") or {}).get("eval_type") in REFUSAL_SOURCES
 
 
 def build_prompt(row: Mapping[str, Any], condition: str) -> str:

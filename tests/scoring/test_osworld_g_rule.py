@@ -1,0 +1,174 @@
+"""OSWorld-G's official rule (GroundingEval._eval, restated in scoring/osworld_g.py) on hand-made cases: box
+edges included, polygons half-open, the four-value polygon, the relative [0, 1] reading, the centre of a box
+answer, refusal rows; then the official breakdown's denominators and its baselines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from groundbench.loaders.prompts import build_prompt
+from groundbench.scoring import osworld_g
+from groundbench.scoring.gui_rules import centre_click_hit, judge
+from groundbench.scoring.layouts_osworld_g import OVERALL, osworld_g_table
+from groundbench.scoring.metrics import Scored
+from groundbench.scoring.parse import FIELDS, MISSING, Answer
+
+
+def row(kind: str, region: list[float], capabilities: list[str] | None = None, rid: str = "r", size=(1000, 800)) -> dict:
+    """A gui_osworld_g row as the converter writes the fields the rule reads."""
+    gui: dict[str, Any] = {"eval_type": "grounding_eval", "region_kind": kind, "eval_bbox": [], "eval_polygon": []}
+    if kind == "box":
+        x, y, w, h = region
+        gui["eval_bbox"] = [x, y, x + w, y + h]
+    elif kind == "polygon":
+        gui["eval_polygon"] = region
+    gui["capabilities"] = capabilities or []
+    return {
+        "example_id": f"gui_osworld_g/{rid}",
+        "object_id": f"{rid}.png",
+        "width": size[0],
+        "height": size[1],
+        "parts": [],
+        "target_part_id": None,
+        "answer_type": "point",
+        "instruction": "Click it",
+        "extras": {"gui": gui},
+    }
+
+
+def point(x: float, y: float) -> dict:
+    return {"point": [x, y]}
+
+
+BOX = row("box", [100.0, 200.0, 50.0, 20.0])  # x 100..150, y 200..220
+SQUARE = row("polygon", [100.0, 100.0, 200.0, 100.0, 200.0, 200.0, 100.0, 200.0])
+TRIANGLE = row("polygon", [0.0, 0.0, 100.0, 0.0, 0.0, 100.0])
+TWO_VERTICES = row("polygon", [100.0, 100.0, 200.0, 200.0])
+REFUSAL = row("none", [])
+
+
+@pytest.mark.parametrize(
+    ("answer", "hit"),
+    [
+        (point(100, 200), True),  # top-left corner: edges included
+        (point(150, 220), True),  # bottom-right corner too
+        (point(150.0001, 210), False),
+        (point(125, 199.999), False),
+        ({"bbox": [120, 205, 130, 215]}, True),  # a box answer: its centre (125, 210)
+        ({"bbox": [0, 0, 250, 420]}, True),  # centre (125, 210) although the box is huge
+    ],
+)
+def test_bbox_rows_include_their_edges(answer: dict, hit: bool) -> None:
+    assert judge(answer, BOX).success is hit
+
+
+@pytest.mark.parametrize(
+    ("xy", "hit"),
+    [
+        ((150, 150), True),
+        ((100, 150), True),  # left edge: in
+        ((150, 100), True),  # top edge: in
+        ((100, 100), True),  # top-left corner: in
+        ((200, 150), False),  # right edge: out (half-open)
+        ((150, 200), False),  # bottom edge: out
+        ((200, 200), False),
+        ((99.9, 150), False),
+    ],
+)
+def test_polygons_are_half_open_ray_casting(xy: tuple[float, float], hit: bool) -> None:
+    assert judge(point(*xy), SQUARE).success is hit
+
+
+def test_polygon_that_is_not_a_box() -> None:
+    assert judge(point(10, 10), TRIANGLE).success
+    assert not judge(point(60, 60), TRIANGLE).success  # past the hypotenuse x + y = 100
+    assert judge(point(49, 50), TRIANGLE).success
+
+
+@pytest.mark.parametrize("xy", [(150, 150), (100, 100), (101, 101), (199, 199)])
+def test_a_four_value_polygon_contains_nothing_as_the_release_scores_it(xy: tuple[float, float]) -> None:
+    assert not judge(point(*xy), TWO_VERTICES).success
+    assert not osworld_g.in_polygon(xy, [100.0, 100.0, 200.0, 200.0])
+
+
+def test_values_all_in_0_1_are_fractions_of_the_image() -> None:
+    # (0.125, 0.2625) of 1000 x 800 is (125, 210): inside the box
+    assert judge(point(0.125, 0.2625), BOX).success
+    assert osworld_g.click([1, 1, 1, 1], (1000, 800)) == (1000.0, 800.0)  # a pixel click at (1, 1) moves
+    assert osworld_g.click([0.5, 0.5, 2, 2], (1000, 800)) == (1.25, 1.25)  # not all in [0, 1]: pixels
+    assert osworld_g.click([10, 20, 30, 60], (1000, 800)) == (20.0, 40.0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "hit"),
+    [
+        (point(-1, -1), True),
+        ({"bbox": [-1, -1, -1, -1]}, True),
+        (point(-1, 5), False),  # both coordinates must be below 0
+        (point(0, 0), False),
+        (point(500, 400), False),
+        (None, False),
+    ],
+)
+def test_refusal_rows_credit_only_a_refusal(answer: dict | None, hit: bool) -> None:
+    assert judge(answer, REFUSAL).success is hit
+
+
+def test_a_refusal_on_a_target_row_fails() -> None:
+    for target in (BOX, SQUARE, TRIANGLE):
+        assert not judge(point(-1, -1), target).success
+
+
+def test_centre_click_baseline() -> None:
+    centred = row("box", [400.0, 300.0, 200.0, 200.0])
+    assert centre_click_hit(centred) and not centre_click_hit(BOX) and not centre_click_hit(REFUSAL)
+
+
+def test_unreadable_answers_are_unanswered() -> None:
+    verdict = judge({"point": "top left"}, BOX)
+    assert not verdict.success and not verdict.answered
+
+
+def _scored(rows: list[dict], answers: list[dict | None], model: str = "m") -> list[Scored]:
+    return [
+        Scored(model, "gui_osworld_g", "gui", r, Answer(status=FIELDS if a else MISSING, record=a))
+        for r, a in zip(rows, answers, strict=True)
+    ]
+
+
+def test_breakdown_denominators_are_the_official_ones() -> None:
+    rows = [
+        row("box", [0, 0, 10, 10], ["text_matching"], "a"),
+        row("box", [0, 0, 10, 10], ["text_matching", "layout_understanding"], "b"),
+        row("polygon", [0, 0, 10, 0, 10, 10, 0, 10], ["fine_grained_manipulation"], "c"),
+        row("polygon", [0, 0, 10, 10], [], "d"),  # in no group
+        row("none", [], ["refusal"], "e"),
+        row("none", [], ["refusal"], "f"),
+    ]
+    answers = [point(5, 5), point(50, 50), point(5, 5), point(5, 5), point(-1, -1), point(5, 5)]
+    table = osworld_g_table(_scored(rows, answers), resamples=50)
+    assert table.columns[0] == OVERALL and "unclassified" in table.columns
+    model = dict(zip(table.columns, dict(table.rows)["m"], strict=True))
+    assert (model["overall"].k, model["overall"].n) == (3, 6)
+    assert (model["text_matching"].k, model["text_matching"].n) == (1, 2)
+    assert (model["layout_understanding"].k, model["layout_understanding"].n) == (0, 1)
+    assert (model["element_recognition"].k, model["element_recognition"].n) == (0, 0)
+    assert model["element_recognition"].percent is None
+    assert (model["fine_grained_manipulation"].k, model["fine_grained_manipulation"].n) == (1, 1)
+    assert (model["unclassified"].k, model["unclassified"].n) == (0, 1)  # the two-vertex polygon
+    assert (model["refusal"].k, model["refusal"].n) == (1, 2)
+    assert (model["bbox"].n, model["polygon"].n) == (2, 2) and model["refusal"].percent == 50.0
+    baselines = dict(table.rows)
+    refuse = dict(zip(table.columns, baselines["baseline: always refuse"], strict=True))
+    assert (refuse["refusal"].k, refuse["overall"].k) == (2, 2)
+    centre = dict(zip(table.columns, baselines["baseline: centre click (never refuses)"], strict=True))
+    assert centre["refusal"].k == 0
+
+
+def test_prompts_offer_the_refusal_on_every_osworld_g_row_alike() -> None:
+    target, refusal = build_prompt(BOX, "gui"), build_prompt(REFUSAL, "gui")
+    assert '{"point": [-1, -1]}' in target and target == refusal  # the prompt gives nothing away
+    other = {**BOX, "extras": {"gui": {**BOX["extras"]["gui"], "eval_type": "point_in_bbox"}}}
+    assert "[-1, -1]" not in build_prompt(other, "gui")
