@@ -5,7 +5,9 @@ Encoding (the same in previews, contact sheets and the gallery):
 - line style = box quality: exact solid, approximate dashed, from-mask dotted;
 - the point is a filled disc (target: larger, with a cross-hair); the object's box a thin grey dotted line;
 - each part carries its number n (1-based, the order of ``parts``); the legend under a preview lists
-  n, role, part id, class, action, box quality, box and point.
+  n, role, part id, class, action, box quality, box and point;
+- a GUI target annotated as a polygon (``extras.gui.eval_polygon``, OSWorld-G) is drawn as that polygon, not
+  its bounding box; a refusal row (no target: the element is not on the screen) carries a "NO TARGET" band.
 
 Pure: a record dict in, a Pillow image or PNG bytes out. Deterministic: a fixed font shipped inside
 the pinned Pillow (``ImageFont.load_default``), fixed resampling, PNG without metadata.
@@ -41,8 +43,32 @@ ROLE_ORDER = {OTHER: 0, ORIGINAL: 1, TARGET: 2}  # drawn last = on top
 MAX_UPSCALE = 2.0
 KEY = (
     "red = target · blue = original target (re-ask) · yellow = other candidates · "
-    "box solid = exact, dashed = approximate, dotted = from-mask · grey dotted = object box"
+    "box solid = exact, dashed = approximate, dotted = from-mask · grey dotted = object box · "
+    "a GUI polygon target is drawn as its polygon · NO TARGET band = refusal row"
 )
+NO_TARGET = "NO TARGET · refusal row: only an answer that there is none is right"
+NO_TARGET_BAND: Color = (90, 30, 140)
+
+
+def gui_region(record: dict[str, Any]) -> tuple[str, list[float]]:
+    """(region kind, polygon vertices) of a GUI row: ("box", []), ("polygon", flat vertices) or ("none", [])."""
+    gui = (record.get("extras") or {}).get("gui") or {}
+    return str(gui.get("region_kind") or "box"), list(gui.get("eval_polygon") or [])
+
+
+def draw_polygon(draw: ImageDraw.ImageDraw, vertices: Sequence[float], color: Color, width: int) -> None:
+    """A closed polygon through flat [x1, y1, x2, y2, ...] (two vertices: the segment between them)."""
+    points = list(zip(vertices[0::2], vertices[1::2], strict=True))
+    ring = [*points, points[0]]
+    for stroke, fill in ((width + 2, OUTLINE), (width, color)):
+        draw.line(ring, fill=fill, width=stroke, joint="curve")
+
+
+def draw_no_target(draw: ImageDraw.ImageDraw, size: tuple[int, int], text_size: int) -> None:
+    """The refusal row's band across the top of the image."""
+    height = text_size + 8
+    draw.rectangle([0, 0, size[0], height], fill=NO_TARGET_BAND, outline=OUTLINE)
+    draw.text((4, 3), NO_TARGET, fill=TEXT, font=font(text_size))
 
 
 @cache
@@ -185,16 +211,21 @@ def overlay(
     if object_box:
         draw_box(draw, [v * scale for v in object_box], OBJECT_BOX, 1, (2, 3))
     parts = numbered_parts(record)
+    region, vertices = gui_region(record)
     for _number, part, role in parts:
         color = COLORS[role]
         dash = DASHES.get(str(part.get("box_quality")))
         box = part.get("bbox_xyxy")
         point = part.get("point_xy")
         emphasis = role != OTHER
-        if box:
+        if role == TARGET and region == "polygon" and len(vertices) >= 4:
+            draw_polygon(draw, [v * scale for v in vertices], color, line * 3)  # what the rule reads
+        elif box:
             draw_box(draw, [v * scale for v in box], color, line * (3 if emphasis else 1), dash)
         if point:
             draw_point(draw, [v * scale for v in point], color, line * (4 if emphasis else 2) + 1, role == TARGET)
+    if region == "none":
+        draw_no_target(draw, image.size, tag_size)
     if tags == "none":
         return image
     # Labels last, placed target first so that no other label hides the target or its own label.
@@ -235,8 +266,13 @@ def header_lines(record: dict[str, Any]) -> list[str]:
         f"stratum {facets.stratum} · source {facets.source} · object {record.get('object_id')} "
         f"({facets.object_category}) · {record.get('width')}x{record.get('height')} · "
         f"render {(record.get('render') or {}).get('kind')}",
-        f"target {record.get('target_part_id')} ({record.get('target_action')})",
+        f"target {record.get('target_part_id')} ({record.get('target_action')})"
+        if gui_region(record)[0] != "none"
+        else "NO TARGET: refusal row (the element is not on the screen)",
     ]
+    region, vertices = gui_region(record)
+    if region == "polygon":
+        lines.append(f"target region: polygon {_fmt_box(vertices)} (drawn as annotated)")
     if facets.reask:
         lines[-1] += f" · re-ask of original {record.get('original_target_part_id')} ({record.get('original_action')})"
     if record.get("instruction"):
