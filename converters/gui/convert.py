@@ -19,13 +19,13 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from groundbench.converters.gui import osworld_g, pointerbench, screenspot
+from groundbench.converters.gui import osworld_g, pointerbench, screenspot, ui_vision
 from groundbench.converters.gui.boxes import PixelBox, centre, to_pixels
 from groundbench.converters.gui.detect import detect_format
 from groundbench.converters.gui.params import GuiParams
@@ -470,10 +470,45 @@ def _screenspot_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
     return lambda row: [root / folder / row.image_name for folder in IMAGE_FOLDERS]
 
 
-def screenspot_source(root: Path, source: str, config: str, knobs: GuiParams) -> GuiSource:
-    """Every ScreenSpot-family annotation file under ``root`` -> ``config``."""
+SCREENSPOT_PRO_CN = "gui_screenspot_pro_cn"  # ScreenSpot-Pro asked in Chinese (the official --language cn)
+
+
+def chinese_rows(rows: list[SourceRow]) -> tuple[list[SourceRow], str | None]:
+    """ScreenSpot-Pro's rows asked with their ``instruction_cn``, as the official script's ``--language cn`` asks
+    every row; (no rows, the reason) when a row has none, since that run would have no prompt for it."""
+    missing = [r for r in rows if not (r.extras.get("instruction_cn") or "").strip()]
+    if missing:
+        return [], (
+            f"{len(missing)} of {len(rows)} ScreenSpot-Pro rows carry no instruction_cn (first: {missing[0].where}); "
+            "the official --language cn run asks every row in Chinese"
+        )
+    return [
+        replace(
+            row,
+            config=SCREENSPOT_PRO_CN,
+            example_id=f"{SCREENSPOT_PRO_CN}/{row.target_id}",
+            instruction=str(row.extras["instruction_cn"]),
+            extras={**row.extras, "language": "zh"},
+        )
+        for row in rows
+    ], None
+
+
+def screenspot_configs(root: Path, source: str, config: str) -> tuple[dict[str, list[SourceRow]], dict[str, str]]:
+    """(rows per config, reason per absent config): ScreenSpot-Pro adds its Chinese config."""
     rows = screenspot_rows(root, source, config)
-    return GuiSource(root, source, {config: rows}, {}, _screenspot_paths(root), knobs)
+    if source != "screenspot_pro":
+        return {config: rows}, {}
+    chinese, reason = chinese_rows(rows)
+    if reason is not None:
+        return {config: rows}, {SCREENSPOT_PRO_CN: reason}
+    return {config: rows, SCREENSPOT_PRO_CN: chinese}, {}
+
+
+def screenspot_source(root: Path, source: str, config: str, knobs: GuiParams) -> GuiSource:
+    """Every ScreenSpot-family annotation file under ``root`` -> ``config`` (ScreenSpot-Pro: and its Chinese config)."""
+    rows, absent = screenspot_configs(root, source, config)
+    return GuiSource(root, source, rows, absent, _screenspot_paths(root), knobs)
 
 
 def convert_screenspot(
@@ -525,6 +560,62 @@ def osworld_g_source(root: Path, knobs: GuiParams) -> GuiSource:
     return GuiSource(root, "osworld_g", {osworld_g.CONFIG: rows}, {}, _osworld_g_paths(root), knobs)
 
 
+UI_VISION_FOLDERS = ("", "annotations", "uivision_annotations")  # where element_grounding/ may sit
+UI_VISION_IMAGES = ("uivision_imgs", "images", "")
+
+
+def ui_vision_annotation(root: Path, kind: str) -> Path | None:
+    """``element_grounding_<kind>.json`` in ``[<folder>/]element_grounding/`` or ``<folder>/`` (sample_script.sh's
+    ``uivision_annotations/element_grounding/``, a Hub copy's ``annotations/...``, or the root)."""
+    name = ui_vision.FILE.format(kind=kind)
+    for folder in UI_VISION_FOLDERS:
+        for sub in ("element_grounding", ""):
+            path = root / folder / sub / name
+            if path.is_file():
+                return inside_root(root, path, name)
+    return None
+
+
+def ui_vision_rows(root: Path) -> tuple[list[SourceRow], list[str]]:
+    """Every element-grounding record of the three instruction kinds (rows, the kinds not found)."""
+    if not root.is_dir():
+        raise GroundBenchError(root, "sources.gui.ui_vision", "expected a folder holding element_grounding_*.json")
+    categories: dict[str, str] = {}
+    for folder in UI_VISION_FOLDERS:
+        path = root / folder / ui_vision.CATEGORIES
+        if path.is_file():
+            rel = relative_to(root, inside_root(root, path, ui_vision.CATEGORIES))
+            categories = ui_vision.read_categories(_loads(path.read_text(encoding="utf-8"), rel, "file", "JSON"), rel)
+            break
+    rows: list[SourceRow] = []
+    missing = []
+    for kind in ui_vision.KINDS:
+        path = ui_vision_annotation(root, kind)
+        if path is None:
+            missing.append(kind)
+            continue
+        annotation = relative_to(root, path)
+        rows += [ui_vision.parse(r, kind, annotation, i, categories) for i, r in read_annotation(path, root)]
+    if not rows:
+        raise GroundBenchError(
+            root,
+            "element_grounding_*.json",
+            "no UI-Vision element-grounding file (expected e.g. "
+            "uivision_annotations/element_grounding/element_grounding_basic.json)",
+        )
+    return rows, missing
+
+
+def _ui_vision_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
+    return lambda row: [root / folder / row.image_name for folder in UI_VISION_IMAGES]
+
+
+def ui_vision_source(root: Path, knobs: GuiParams) -> GuiSource:
+    """UI-Vision element grounding (basic, functional, spatial) -> gui_ui_vision."""
+    rows, _ = ui_vision_rows(root)
+    return GuiSource(root, "ui_vision", {ui_vision.CONFIG: rows}, {}, _ui_vision_paths(root), knobs)
+
+
 def source(ctx: Context) -> GuiSource:
     """The registry's factory: the GUI source ``ctx.name`` as ``params.yaml`` configures it."""
     folder = source_root(ctx.root, ctx.params, ctx.name)
@@ -533,6 +624,8 @@ def source(ctx: Context) -> GuiSource:
         return pointerbench_source(folder, ctx.params.gui)
     if ctx.name == "osworld_g":
         return osworld_g_source(folder, ctx.params.gui)
+    if ctx.name == "ui_vision":
+        return ui_vision_source(folder, ctx.params.gui)
     return screenspot_source(folder, ctx.name, f"gui_{ctx.name}", ctx.params.gui)
 
 
@@ -549,8 +642,11 @@ def list_items(root: Path, source: str, max_image_pixels: int) -> dict[str, list
     elif source == "osworld_g":
         rows = {osworld_g.CONFIG: osworld_g_rows(root)}
         paths = _osworld_g_paths(root)
+    elif source == "ui_vision":
+        rows = {ui_vision.CONFIG: ui_vision_rows(root)[0]}
+        paths = _ui_vision_paths(root)
     else:
-        rows = {f"gui_{source}": screenspot_rows(root, source, f"gui_{source}")}
+        rows = screenspot_configs(root, source, f"gui_{source}")[0]
         paths = _screenspot_paths(root)
     return {
         config: _plan(root, source, config_rows, paths, max_image_pixels)

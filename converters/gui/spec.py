@@ -103,6 +103,12 @@ SPEC = Folder(
                 ConfigInfo(
                     "gui_screenspot_pro", "screenspot_pro", "suite", "one ScreenSpot-Pro screenshot + instruction + box"
                 ),
+                ConfigInfo(
+                    "gui_screenspot_pro_cn",
+                    "screenspot_pro",
+                    "suite",
+                    "one ScreenSpot-Pro screenshot + its Chinese instruction (instruction_cn) + box",
+                ),
             ),
             sources_key="gui.screenspot_pro",
             sample="gui",
@@ -166,6 +172,42 @@ SPEC = Folder(
             ),
             params=PARAMS,
         ),
+        SourceSpec(
+            "ui_vision",
+            CONVERT,
+            configs=(
+                ConfigInfo(
+                    "gui_ui_vision",
+                    "ui_vision",
+                    "suite",
+                    "one UI-Vision desktop screenshot + basic, functional or spatial instruction + box",
+                ),
+            ),
+            sources_key="gui.ui_vision",
+            sample="gui",
+            card=Card(
+                "UI-Vision (element grounding)",
+                "not verified here: see the ServiceNow/ui-vision dataset card",
+                ("nayak2025uivision",),
+                "ServiceNow/ui-vision",
+            ),
+            fetch=Fetch(
+                title="UI-Vision (element grounding)",
+                kind=HUB,
+                origin="ServiceNow/ui-vision",
+                licence="not verified offline: read the ServiceNow/ui-vision dataset card before use",
+                terms="as the dataset card states; cite Nayak et al. 2025 (UI-Vision)",
+                size="element grounding: basic, functional and spatial instructions on desktop screenshots "
+                "(size not known offline)",
+                allow=("*element_grounding_*.json", "*mapdict_cat2platform.json", "*uivision_imgs/*", "images/*"),
+                ignore=("*.DS_Store",),
+                notes=(
+                    "the layout is the one eval/grounding/sample_script.sh of uivision/UI-Vision reads; the Hub "
+                    "files were not reachable when this was written, so no checksum is pinned beyond the Hub's own",
+                ),
+            ),
+            params=PARAMS,
+        ),
     ),
     # One generator feeds the GUI sources: <sample.root>/gui/{pointerbench,screenspot,screenspot_v2,screenspot_pro}
     samples=(
@@ -173,7 +215,7 @@ SPEC = Folder(
             "gui",
             "groundbench.converters.gui.sample.write:write",
             GuiSampleParams,
-            parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g"),
+            parts=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g", "ui_vision"),
             stage="generate_gui",
             command="bin/groundbench generate-gui --quiet",
         ),
@@ -190,6 +232,17 @@ SPEC = Folder(
         "  year          = {2025},\n"
         "  eprint        = {2505.13227},\n"
         "  archivePrefix = {arXiv}\n"
+        "}",
+        "@inproceedings{nayak2025uivision,\n"
+        "  title     = {{UI-Vision}: A Desktop-centric {GUI} Benchmark for Visual Perception and Interaction},\n"
+        "  author    = {Nayak, Shravan and Jian, Xiangru and Lin, Kevin Qinghong and Rodriguez, Juan A. and "
+        'Kalsi, Montek and Chapados, Nicolas and {\\"O}zsu, M. Tamer and Agrawal, Aishwarya and Vazquez, David '
+        "and Pal, Christopher and Taslakian, Perouz and Gella, Spandana and Rajeswar, Sai},\n"
+        "  booktitle = {Proceedings of the 42nd International Conference on Machine Learning},\n"
+        "  series    = {PMLR},\n"
+        "  volume    = {267},\n"
+        "  pages     = {45817--45851},\n"
+        "  year      = {2025}\n"
         "}",
     ),
     cards={

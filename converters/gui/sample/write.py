@@ -9,6 +9,7 @@ Layout under ``out`` (every file written through a temporary folder, bytes deter
     screenspot_v2/screenspot_web_v2.json                      (GUI-Actor keys, bbox x1,y1,x2,y2 + img_size)
     screenspot_pro/annotations/groundbench_*.json + images/   (ScreenSpot-Pro keys, largest frame)
     osworld_g/OSWorld-G.json + classification_result.json + images/   (OSWorld-G keys: bbox, polygon, refusal rows)
+    ui_vision/uivision_annotations/element_grounding/*.json + uivision_imgs/   (UI-Vision element grounding keys)
     */generator.yaml                                          (generator, seed, packages, font hashes)
 """
 
@@ -24,7 +25,7 @@ import yaml
 from tqdm import tqdm
 
 from groundbench.converters.gui.params import GuiSampleParams
-from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, osworld_g, sheets, text
+from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, osworld_g, sheets, text, ui_vision
 from groundbench.converters.gui.sample.common import Frame, png_bytes, reference_point
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
@@ -152,7 +153,8 @@ def _screenspot_files(root: Path, rows: dict[str, list[dict[str, Any]]], params:
                     "img_filename": image,
                     "bbox": row["bbox"],
                     "instruction": row["instruction"],
-                    "instruction_cn": None,
+                    # A synthetic stand-in (ScreenSpot-Pro's own are translations): "please click:" + the instruction
+                    "instruction_cn": f"请点击：{row['instruction']}",
                     "id": f"groundbench_{suite}_linux_{number}",
                     "application": f"groundbench_{suite}",
                     "platform": "linux",
@@ -198,6 +200,8 @@ def generate(out: Path, params: GuiSampleParams, progress: bool = True) -> dict[
         _screenspot_files(tmp, rows, params)
         osworld_g.write_files(tmp, rows, pb)
         _stamp(tmp / "osworld_g", params)
+        ui_vision.write_files(tmp, rows, pb)
+        _stamp(tmp / "ui_vision", params)
     return counts
 
 
