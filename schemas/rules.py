@@ -109,9 +109,7 @@ def target_names_one_part(data: pa.PolarsData) -> pl.LazyFrame:
     row has no parts and a null ``target_part_id`` instead (its ``target_action`` is ``none``, as every GUI row's)."""
     matches = (
         data.lazyframe.with_row_index("_row")
-        .with_columns(
-            (_refusal() & pl.col("target_part_id").is_null()).alias("_none")
-        )
+        .with_columns((_refusal() & pl.col("target_part_id").is_null()).alias("_none"))
         .select("_row", "_none", "target_part_id", "target_action", "parts")
         .explode("parts")  # an empty list gives one row of nulls: no hit
         .unnest("parts")

@@ -10,7 +10,8 @@
   never the official figure);
 - breakdowns as the PointerBench paper and eval.py report them: target type, answer type (point /
   box), data type, language, region kind (box, polygon, none) and, for the generated suites, frame size;
-  OSWorld-G rows also by capability (its five groups, a row in each group listing it); box answers that fail are
+  OSWorld-G rows also by capability (its five groups, a row in each group listing it), UI-Vision rows by
+  instruction kind (basic, functional, spatial) and category; box answers that fail are
   split into clipped (target not covered enough) and oversized (covered, but too loose);
 - ``gui_success_mean_of_suites`` (in ``scoring.metrics``): the unweighted mean over the PointerBench
   suites only; ScreenSpot variants are reported beside it, never inside it.
@@ -44,6 +45,7 @@ from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finit
 Row = Mapping[str, Any]
 DIAGNOSTIC_NOTE = "diagnostic only: strict answers' coordinates re-read in another frame; never the official figure"
 HEADLINE_NOTE = "official PointerBench rule on strictly parsed answers; missing and non-strict answers fail"
+UI_VISION_RULE = "uivision_element"  # extras.gui.eval_type of UI-Vision element-grounding rows
 POINTERBENCH_CONFIGS = ("gui_pro", "gui_sheets", "gui_text")  # the suites the mean of suites covers
 MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_suites
 
@@ -179,6 +181,15 @@ def gui_metrics(
                 capabilities[group].append(i)
     for value, members in sorted(capabilities.items()):
         out.append(rate_entry("gui_success_by_capability", success, members, detail=value))
+    # UI-Vision's element grounding: by instruction kind (its three files) and by category (its application groups).
+    for axis, field in (("instruction_kind", "subset"), ("category", "category")):
+        groups = defaultdict(list)
+        for i, row in enumerate(rows):
+            gui = (row.get("extras") or {}).get("gui") or {}
+            if gui.get("eval_type") == UI_VISION_RULE and gui.get(field) is not None:
+                groups[str(gui[field])].append(i)
+        for value, members in sorted(groups.items()):
+            out.append(rate_entry(f"gui_success_by_{axis}", success, members, detail=value))
     boxes = [i for i, r in enumerate(rows) if answer_type(r) == "box"]
     if boxes:
         for kind in (CLIPPED, OVERSIZED):

@@ -83,10 +83,11 @@ GUI_EXTRAS_DOC = {
     "reference_point": "The source's point (PointerBench), else the box centre.",
     "raw_bbox": "The box exactly as the source wrote it.",
     "box_format": "Format of raw_bbox: xyxy, xywh, normalized_xyxy or normalized_xywh.",
-    "box_notes": "normalized (0-1 fractions converted) or clamped (the box left the image; flag box_clamped).",
+    "box_notes": "normalized (0-1 fractions converted), clamped (the box left the image; flag box_clamped) or "
+    "corners_swapped (UI-Vision: reversed corners, swapped as its scorer swaps them).",
     "other_json": "Any further source keys, as canonical JSON (nothing silently dropped).",
-    "region_kind": "What the target is: box (eval_bbox), polygon (eval_polygon; parts.bbox_xyxy is its bounding box) or "
-    "none (a refusal row: the element is not on the screen, no target part, and the right answer is to say so).",
+    "region_kind": "What the target is: box (eval_bbox), polygon (eval_polygon; parts.bbox_xyxy is its bounding "
+    "box) or none (a refusal row: the element is not on the screen, no target part; the right answer says so).",
     "eval_polygon": "Polygon rows: the target's vertices exactly as annotated, flat [x1, y1, x2, y2, ...] in pixels "
     "(OSWorld-G box_type polygon; some have only two vertices, see docs/scoring.md); empty otherwise.",
     "capabilities": "OSWorld-G: the capability groups of the release's classification_result.json that list the row "
@@ -96,7 +97,15 @@ GUI_EXTRAS_DOC = {
 }
 
 COLUMNS = FolderColumns(
-    sources=("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g", "groundbench_gui"),
+    sources=(
+        "pointerbench",
+        "screenspot",
+        "screenspot_v2",
+        "screenspot_pro",
+        "osworld_g",
+        "ui_vision",
+        "groundbench_gui",
+    ),
     extras=(
         Extras(
             "gui",

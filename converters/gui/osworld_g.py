@@ -64,14 +64,16 @@ def read_classification(data: Any, rel: str) -> dict[str, list[str]]:
     """record id -> its capability groups, in the file's group order (the official tally's order)."""
     classified = data.get("classified") if isinstance(data, dict) else None
     if not isinstance(classified, dict):
-        raise GroundBenchError(rel, "classified", "expected {\"classified\": {group: [{\"id\": ...}, ...]}}")
+        raise GroundBenchError(rel, "classified", 'expected {"classified": {group: [{"id": ...}, ...]}}')
     groups: dict[str, list[str]] = {}
     for group, items in classified.items():
         if not isinstance(items, list):
-            raise GroundBenchError(rel, f"classified.{group}", f"expected a list of {{\"id\": ...}}, got {shown(items)}")
+            raise GroundBenchError(rel, f"classified.{group}", f'expected a list of {{"id": ...}}, got {shown(items)}')
         for index, item in enumerate(items):
             if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                raise GroundBenchError(rel, f"classified.{group}[{index}]", f"expected {{\"id\": str}}, got {shown(item)}")
+                raise GroundBenchError(
+                    rel, f"classified.{group}[{index}]", f'expected {{"id": str}}, got {shown(item)}'
+                )
             members = groups.setdefault(item["id"], [])
             if group not in members:
                 members.append(str(group))

@@ -15,6 +15,7 @@ class GuiSources(Section):
     screenspot_v2: str | None
     screenspot_pro: str | None
     osworld_g: str | None = "sample"  # a folder holding OSWorld-G.json (or benchmark/OSWorld-G.json) and images/
+    ui_vision: str | None = "sample"  # a folder holding element_grounding_*.json and the screenshots
 
 
 class GuiSampleParams(Section):

@@ -181,9 +181,9 @@ def build_record(
     extras.update(
         frame_width=width,
         frame_height=height,
-        raw_bbox=list(row.raw_box),
+        raw_bbox=list(row.extras.get("raw_bbox") or row.raw_box),  # as written, when the parser kept it
         box_format=target.box_format,
-        box_notes=list(target.notes),
+        box_notes=[*(row.extras.get("box_notes") or []), *target.notes],
         eval_bbox=list(target.annotated),
         reference_point=list(point),
         region_kind=row.region_kind,

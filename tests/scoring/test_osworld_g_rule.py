@@ -16,7 +16,9 @@ from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import FIELDS, MISSING, Answer
 
 
-def row(kind: str, region: list[float], capabilities: list[str] | None = None, rid: str = "r", size=(1000, 800)) -> dict:
+def row(
+    kind: str, region: list[float], capabilities: list[str] | None = None, rid: str = "r", size=(1000, 800)
+) -> dict:
     """A gui_osworld_g row as the converter writes the fields the rule reads."""
     gui: dict[str, Any] = {"eval_type": "grounding_eval", "region_kind": kind, "eval_bbox": [], "eval_polygon": []}
     if kind == "box":

@@ -57,8 +57,6 @@ CLASSIFIED = {
 }
 
 
-
-
 def png(size: tuple[int, int]) -> bytes:
     buffer = io.BytesIO()
     Image.new("L", size, 255).save(buffer, "PNG")

@@ -26,6 +26,7 @@ from tests.support.osworld_g_release import CLASSIFIED, RELEASE
 PARAMS = load_params(REPO)
 GUI, SHARDS = PARAMS.gui.model_copy(update={"workers": 1}), PARAMS.shards
 
+
 def _png(size: tuple[int, int]) -> bytes:
     buffer = io.BytesIO()
     Image.new("L", size, 255).save(buffer, "PNG")
