@@ -109,7 +109,9 @@
       // The row carries no image (e.g. no_render): a grey canvas of its size, as a preview draws it.
       append(holder, element("div", { "class": "no-image", style: "aspect-ratio:" + width + "/" + height }, "no image in this row"));
     }
-    holder.appendChild(window.groundbenchOverlay.draw(width, height, side, value(row, "object_box"), parts, tags, data.style));
+    // A GUI row (it has an instruction) with no part to draw is a refusal row: no target on the screen.
+    var noTarget = !!value(row, "instruction") && parts.length === 0;
+    holder.appendChild(window.groundbenchOverlay.draw(width, height, side, value(row, "object_box"), parts, tags, data.style, noTarget));
     return holder;
   }
 
@@ -207,7 +209,9 @@
     append(detail, nav);
     var tags = (record.exclusion_tags || []).slice().sort();
     if (record.excluded || tags.length) { append(detail, element("p", { "class": "banner", id: "excluded" }, "excluded: " + (tags.join(", ") || "(no tag)"))); }
-    var target = "target " + text(record.target_part_id) + " (" + text(record.target_action) + ")";
+    var region = ((record.extras || {}).gui || {}).region_kind;
+    var target = region === "none" ? "NO TARGET: refusal row (the element is not on the screen)"
+      : "target " + text(record.target_part_id) + " (" + text(record.target_action) + ")";
     if (record.original_target_part_id !== null && record.original_target_part_id !== undefined) {
       target += " · re-ask of original target " + text(record.original_target_part_id) + " (" + text(record.original_action) + ")";
     }
@@ -217,7 +221,9 @@
     if (record.instruction) { append(detail, element("p", { id: "instruction" }, "instruction: " + record.instruction)); }
     var parts = (record.parts || []).map(function (part, index) {
       var quality = data.style.dashOf[String(part.box_quality)];
-      return [index + 1, roleOf(record, part.part_id), quality === undefined ? 0 : quality, part.bbox_xyxy, part.point_xy, part.part_id];
+      var role = roleOf(record, part.part_id), gui = (record.extras || {}).gui || {};
+      var polygon = role === 2 && gui.region_kind === "polygon" && (gui.eval_polygon || []).length >= 4 ? gui.eval_polygon : null;
+      return [index + 1, role, quality === undefined ? 0 : quality, part.bbox_xyxy, part.point_xy, part.part_id, polygon];
     });
     var shown = picture(row, data.detailSide, parts, parts.length <= data.style.maxIdTags ? "id" : "number", false);
     shown.id = "overlay";

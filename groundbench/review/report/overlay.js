@@ -33,6 +33,22 @@
     });
   }
 
+  function polygon(svg, vertices, scale, color, width, style) {
+    // A GUI target annotated as a polygon (OSWorld-G), drawn as annotated; two vertices draw their segment.
+    var points = [];
+    for (var i = 0; i + 1 < vertices.length; i += 2) { points.push(vertices[i] * scale + "," + vertices[i + 1] * scale); }
+    [[width + 2, style.outline], [width, color]].forEach(function (stroke) {
+      node("polygon", { points: points.join(" "), fill: "none", stroke: stroke[1], "stroke-width": stroke[0], "stroke-linejoin": "round" }, svg);
+    });
+  }
+
+  function noTargetBand(svg, size, tagSize, style) {
+    // A refusal row: the element is not on the screen, so nothing is drawn but this band.
+    node("rect", { x: 0, y: 0, width: size.width, height: tagSize + 8, fill: style.noTarget, stroke: style.outline }, svg);
+    var label = node("text", { x: 4, y: tagSize + 3, fill: "#ffffff", "font-size": tagSize, "font-family": "sans-serif" }, svg);
+    label.textContent = style.noTargetText;
+  }
+
   function point(svg, values, scale, color, radius, cross, style) {
     var x = values[0] * scale, y = values[1] * scale;
     if (cross) {
@@ -86,8 +102,9 @@
     label.textContent = text;
   }
 
-  // parts: [number, role, dash, box, point, id]; tags: "number", "id" (number and part id) or "none".
-  function draw(width, height, side, objectBox, parts, tags, style) {
+  // parts: [number, role, dash, box, point, id, polygon]; tags: "number", "id" (number and part id) or "none";
+  // noTarget: a refusal row (no parts), marked with a band.
+  function draw(width, height, side, objectBox, parts, tags, style, noTarget) {
     var size = scaled(width, height, side, style);
     var scale = size.scale;
     var svg = node("svg", { viewBox: "0 0 " + size.width + " " + size.height, "aria-hidden": "true" });
@@ -97,9 +114,11 @@
     var ordered = parts.slice().sort(function (a, b) { return a[1] - b[1] || a[0] - b[0]; });
     ordered.forEach(function (part) {
       var color = style.colors[part[1]], emphasis = part[1] !== OTHER;
-      if (part[3]) { box(svg, part[3], scale, color, line * (emphasis ? 3 : 1), style.dashes[part[2]], style); }
+      if (part[6]) { polygon(svg, part[6], scale, color, line * 3, style); }
+      else if (part[3]) { box(svg, part[3], scale, color, line * (emphasis ? 3 : 1), style.dashes[part[2]], style); }
       if (part[4]) { point(svg, part[4], scale, color, line * (emphasis ? 4 : 2) + 1, part[1] === TARGET, style); }
     });
+    if (noTarget) { noTargetBand(svg, size, tagSize, style); }
     if (tags === "none") { return svg; }
     // Labels last, the target's placed first so no other label hides it, and drawn last, on top.
     var taken = ordered.filter(function (p) { return p[1] !== OTHER && anchor(p, scale); }).map(function (p) { return anchor(p, scale); });

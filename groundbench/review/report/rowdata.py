@@ -26,11 +26,14 @@ from groundbench.review.preview import (
     COLORS,
     DASHES,
     MAX_UPSCALE,
+    NO_TARGET,
+    NO_TARGET_BAND,
     OBJECT_BOX,
     ORIGINAL,
     OTHER,
     OUTLINE,
     TARGET,
+    gui_region,
     role_of,
 )
 from groundbench.review.report.collect import RowSummary
@@ -89,6 +92,8 @@ def style() -> dict[str, Any]:
         "dashOf": {quality: DASH_STYLES.index(dash) for quality, dash in sorted(DASHES.items())},
         "maxUpscale": MAX_UPSCALE,
         "maxIdTags": MAX_ID_TAGS,
+        "noTarget": _hex(NO_TARGET_BAND),
+        "noTargetText": NO_TARGET,
     }
 
 
@@ -193,15 +198,15 @@ class RowIndex:
 
 
 def drawn_part(record: dict[str, Any], number: int, part: dict[str, Any]) -> list[Any]:
-    """[number, role, dash, box, point] of one part, as the overlay draws it."""
+    """[number, role, dash, box, point] of one part, as the overlay draws it; a GUI polygon target adds
+    [id slot (null), vertices], which the overlay draws instead of the box."""
     dash = DASHES.get(str(part.get("box_quality")))
-    return [
-        number,
-        ROLES.index(role_of(record, part.get("part_id"))),
-        DASH_STYLES.index(dash),
-        part.get("bbox_xyxy"),
-        part.get("point_xy"),
-    ]
+    role = role_of(record, part.get("part_id"))
+    drawn = [number, ROLES.index(role), DASH_STYLES.index(dash), part.get("bbox_xyxy"), part.get("point_xy")]
+    region, vertices = gui_region(record)
+    if role == TARGET and region == "polygon" and len(vertices) >= 4:
+        drawn += [None, vertices]
+    return drawn
 
 
 def thumbnail_parts(record: dict[str, Any]) -> tuple[list[list[Any]], int]:
