@@ -191,11 +191,11 @@ def _neighbours(
         return out
     here = centre(target.box)
     others = {}
-    for other, box in same_image:
-        if box is None:
+    for other, placed in same_image:
+        if placed is None:  # a refusal row on the same screenshot: no target to offer
             continue
-        if other.target_id != row.target_id and box.box != target.box and box.box not in others:
-            others[box.box] = Candidate(other.target_id, other.target_category, box.box)
+        if other.target_id != row.target_id and placed.box != target.box and placed.box not in others:
+            others[placed.box] = Candidate(other.target_id, other.target_category, placed.box)
     ranked = sorted(others.values(), key=lambda c: (math.dist(here, centre(c.box)), c.part_id))
     return ranked[:MAX_NEIGHBOURS]
 

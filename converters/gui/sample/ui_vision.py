@@ -30,7 +30,7 @@ def write_files(root: Path, rows: dict[str, list[dict[str, Any]]], source_folder
     (target / "uivision_imgs").mkdir()
     written = 0
     for number, kind in enumerate(KINDS):
-        records = []
+        records: list[dict[str, Any]] = []
         for suite, suite_rows in sorted(rows.items()):
             base = [r for r in suite_rows if r["answer_type"] == "point" and "_" not in r["file_name"][:-4]]
             for row in base[number * ROWS_PER_SUITE : (number + 1) * ROWS_PER_SUITE]:
