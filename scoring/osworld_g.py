@@ -121,3 +121,20 @@ def centre_answer(row: Mapping[str, Any]) -> dict[str, Any]:
 def refusal_answer(row: Mapping[str, Any]) -> dict[str, Any]:
     """Always refuse: the refusal the prompts ask for."""
     return {"point": list(REFUSAL_POINT)}
+
+
+def solving_point(row: Mapping[str, Any]) -> tuple[float, float] | None:
+    """A click the official rule credits on this row (the sanity oracle's answer), or None when none can be:
+    a refusal row's (-1, -1), else the first of the region's centre, its vertices' mean and a 17 x 17 grid over
+    its bounds that the rule scores a hit (a two-vertex polygon has none: nothing is inside it)."""
+    kind, coords = region(row)
+    if kind == "refusal":
+        return REFUSAL_POINT
+    xs, ys = [float(v) for v in coords[0::2]], [float(v) for v in coords[1::2]]
+    x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+    candidates = [((x0 + x1) / 2.0, (y0 + y1) / 2.0), (sum(xs) / len(xs), sum(ys) / len(ys))]
+    steps = 16
+    candidates += [
+        (x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * j / steps) for j in range(steps + 1) for i in range(steps + 1)
+    ]
+    return next((p for p in candidates if hit((p[0], p[1], p[0], p[1]), row)), None)

@@ -174,3 +174,10 @@ def test_prompts_offer_the_refusal_on_every_osworld_g_row_alike() -> None:
     assert '{"point": [-1, -1]}' in target and target == refusal  # the prompt gives nothing away
     other = {**BOX, "extras": {"gui": {**BOX["extras"]["gui"], "eval_type": "point_in_bbox"}}}
     assert "[-1, -1]" not in build_prompt(other, "gui")
+
+
+def test_the_sanity_oracle_solves_every_row_but_a_two_vertex_polygon() -> None:
+    for target in (BOX, SQUARE, TRIANGLE, REFUSAL):
+        solving = osworld_g.solving_point(target)
+        assert solving is not None and judge(point(*solving), target).success
+    assert osworld_g.solving_point(TWO_VERTICES) is None
