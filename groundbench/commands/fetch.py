@@ -12,8 +12,8 @@ from groundbench.stages.options import root as _root
 NAME = "fetch"
 HELP = """Download real sources from their official locations into data/sources/<source>/tree (licence and terms
 printed first), check sizes, checksums and layout, write data/sources/<source>/provenance.json and `dvc add` the
-tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro (Hugging Face, pinned to a
-commit), gapartnet (request form: --from your download)."""
+tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro, osworld_g, ui_vision
+(Hugging Face, pinned to a commit), gapartnet (request form: --from your download)."""
 PARENTS = (QUIET,)
 
 

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SOURCE",
         choices=choices,
         help=f"which sources to convert: {', '.join(choices)} (GUI sources are set under sources.gui in params.yaml); "
-        "several run in one process (dvc.yaml's convert_gui: the four GUI formats pay one start-up)",
+        "several run in one process (dvc.yaml's convert_gui: the GUI formats pay one start-up)",
     )
 
 
