@@ -45,6 +45,7 @@ from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finit
 Row = Mapping[str, Any]
 DIAGNOSTIC_NOTE = "diagnostic only: strict answers' coordinates re-read in another frame; never the official figure"
 HEADLINE_NOTE = "official PointerBench rule on strictly parsed answers; missing and non-strict answers fail"
+NO_TARGET = "no target (refusal)"  # the target type of a refusal row (as the card's GUI facts name it)
 UI_VISION_RULE = "uivision_element"  # extras.gui.eval_type of UI-Vision element-grounding rows
 POINTERBENCH_CONFIGS = ("gui_pro", "gui_sheets", "gui_text")  # the suites the mean of suites covers
 MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_suites
@@ -88,8 +89,11 @@ def rescaled_record(record: Mapping[str, Any] | None, row: Row, frame: float) ->
 
 
 def target_type(row: Row) -> str:
-    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category."""
+    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category;
+    a refusal row's is "no target (refusal)"."""
     gui = (row.get("extras") or {}).get("gui") or {}
+    if gui.get("region_kind") == "none":
+        return NO_TARGET
     part: Mapping[str, Any] = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), {})
     kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or part.get("category")
     return str(kind or "unknown")
