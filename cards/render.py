@@ -253,8 +253,9 @@ def limitation_lines(facts: DatasetFacts) -> list[str]:
     if generated:
         lines.append(
             "- " + ", ".join(f"`{n}`" for n in generated) + ": built from GroundBench's generated GUI suites "
-            "(synthetic screenshots in PointerBench / ScreenSpot file formats), not from the published "
-            "PointerBench or ScreenSpot data; scores on them are not comparable with published results."
+            "(synthetic screenshots in PointerBench / ScreenSpot / OSWorld-G / UI-Vision file formats), not from the "
+            "published PointerBench, ScreenSpot, OSWorld-G or UI-Vision data; scores on them are not comparable with "
+            "published results."
         )
     projected = sorted(c.name for c in configs if c.source == "gapartnet" and c.rows)
     if projected:
@@ -602,7 +603,8 @@ def synthetic_notice(configs: Sequence[str], markdown: bool = False) -> str:
         "SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK. "
         f"These configs were built from GroundBench's embedded samples: {names}. Their images and annotations "
         "are synthetic, made by GroundBench's own code in the sources' file formats; they contain no UMD, "
-        "GAPartNet, SAPIEN, PartNet, PointerBench or ScreenSpot material, and a score on them means nothing "
-        "about a model. Do not cite or publish them as GroundBench results; build from the real sources first."
+        "GAPartNet, SAPIEN, PartNet, PointerBench, ScreenSpot, OSWorld-G or UI-Vision material, and a score on them "
+        "means nothing about a model. Do not cite or publish them as GroundBench results; build from the real "
+        "sources first."
     )
     return f"> **⚠️ {text}**\n\n" if markdown else text
