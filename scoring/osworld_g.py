@@ -11,7 +11,7 @@ What ``_eval`` does with one answer for one row:
 - ``bbox`` rows (``box_coordinates`` = [x, y, w, h]): a hit when ``x <= cx <= x + w`` and
   ``y <= cy <= y + h`` (edges included);
 - ``polygon`` rows (flat vertices): even-odd ray casting, the crossing test
-  ``(yi > cy) != (yj > cy) and cx < xi + (cy - yi) * (xj - xi) / (yj - yi)`` over every edge; a point on
+  ``(yi > cy) != (yj > cy) and cx < (xj - xi) * (cy - yi) / (yj - yi) + xi`` over every edge; a point on
   a left or top edge is inside, on a right or bottom edge outside (half-open). A four-value "polygon"
   (two vertices) has two coincident edges whose crossings cancel: nothing is inside it, as the release's
   evaluator scores it (lmms-eval reads it as a box instead: docs/scoring.md);
@@ -52,7 +52,7 @@ def in_polygon(point: tuple[float, float], vertices: Sequence[float]) -> bool:
     inside = False
     j = len(xs) - 1
     for i in range(len(xs)):
-        if (ys[i] > py) != (ys[j] > py) and px < xs[i] + (py - ys[i]) * (xs[j] - xs[i]) / (ys[j] - ys[i]):
+        if (ys[i] > py) != (ys[j] > py) and px < (xs[j] - xs[i]) * (py - ys[i]) / (ys[j] - ys[i]) + xs[i]:
             inside = not inside
         j = i
     return inside
