@@ -1,7 +1,8 @@
 """OSWorld-G's official rule, restated (not copied): ``GroundingEval._eval`` of the release's evaluation code
 (xlang-ai/OSWorld-G, ``evaluation/eval.py``; called as ``_eval(coordinate, box_type, boxes_size,
 boxes_coordinate, image_size)`` by its scripts, e.g. ``evaluation/holo_osworld_g.py`` of the
-Onifin/Holo3.1-OSWorld-G fork, and ported to lmms-eval and VLMEvalKit).
+Onifin/Holo3.1-OSWorld-G fork; lmms-eval and VLMEvalKit carry versions of their own, docs/scoring.md says
+where they differ).
 
 What ``_eval`` does with one answer for one row:
 
