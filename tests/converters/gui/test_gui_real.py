@@ -183,8 +183,10 @@ def test_screenspot_pro_records(tmp_path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(blank_png(tuple(record["img_size"])))
     counts = convert_screenspot(root, tmp_path / "out", "screenspot_pro", "gui_screenspot_pro", GUI, SHARDS, False)
-    assert counts == {"gui_screenspot_pro": 2}
+    assert counts == {"gui_screenspot_pro": 2, "gui_screenspot_pro_cn": 2}  # every real row has instruction_cn
     rows = _rows(tmp_path / "out" / "gui_screenspot_pro")
+    chinese = _rows(tmp_path / "out" / "gui_screenspot_pro_cn")
+    assert [r["instruction"] for r in chinese] == [r["extras"]["gui"]["instruction_cn"] for r in rows]
     assert rows[0]["example_id"] == "gui_screenspot_pro/android_studio_macos_0"
     assert rows[0]["extras"]["gui"]["instruction_cn"].startswith("在 Android Studio")
     assert rows[0]["extras"]["gui"]["group"] == "Dev" and rows[0]["parts"][0]["bbox_xyxy"] == [1774, 1586, 2113, 1618]
