@@ -39,6 +39,7 @@ from groundbench.scoring.gui_rules import (
     read_box,
     read_point,
 )
+from groundbench.scoring import osworld_g
 from groundbench.scoring.osworld_g import capability_groups, is_osworld_g
 from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
 
@@ -185,6 +186,20 @@ def gui_metrics(
                 capabilities[group].append(i)
     for value, members in sorted(capabilities.items()):
         out.append(rate_entry("gui_success_by_capability", success, members, detail=value))
+    refusal_rows = [i for i, r in enumerate(rows) if is_osworld_g(r) and osworld_g.box_type(r) == "refusal"]
+    if refusal_rows:  # what answering [-1, -1] everywhere scores (never refusing, e.g. the centre click, scores 0 there)
+        refuses = [judge(osworld_g.refusal_answer(r), r).success for r in rows]
+        for detail, members in (("every row", list(range(len(rows)))), ("refusal rows", refusal_rows)):
+            out.append(
+                entry(
+                    head,
+                    "gui_baseline_always_refuse",
+                    sum(refuses[i] for i in members),
+                    len(members),
+                    detail=detail,
+                    note="every row answered [-1, -1] (the refusal the prompts offer), scored by the official rule",
+                )
+            )
     # UI-Vision's element grounding: by instruction kind (its three files) and by category (its application groups).
     for axis, field in (("instruction_kind", "subset"), ("category", "category")):
         groups = defaultdict(list)

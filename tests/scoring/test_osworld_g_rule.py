@@ -181,3 +181,16 @@ def test_the_sanity_oracle_solves_every_row_but_a_two_vertex_polygon() -> None:
         solving = osworld_g.solving_point(target)
         assert solving is not None and judge(point(*solving), target).success
     assert osworld_g.solving_point(TWO_VERTICES) is None
+
+
+def test_score_reports_the_always_refuse_baseline_beside_the_centre_click() -> None:
+    from groundbench.scoring.gui import gui_metrics
+    from groundbench.scoring.metrics import _entry
+
+    rows = [BOX, REFUSAL, {**REFUSAL, "example_id": "gui_osworld_g/r2"}]
+    answers = [Answer(status=FIELDS, record=point(125, 210))] * 3
+    metrics = gui_metrics({"config": "gui_osworld_g"}, rows, answers, _entry, seed=0, resamples=20)
+    refuse = {m["detail"]: (m["count"], m["n"]) for m in metrics if m["metric"] == "gui_baseline_always_refuse"}
+    assert refuse == {"every row": (2, 3), "refusal rows": (2, 2)}
+    by_kind = {m["detail"]: m for m in metrics if m["metric"] == "gui_success_by_region_kind"}
+    assert by_kind["none"]["baseline_center_click"] == 0.0 and by_kind["none"]["value"] == 0.0
