@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from groundbench.scoring import osworld_g
 from groundbench.scoring.bootstrap import cluster_of, rate_interval
 from groundbench.scoring.gui_rules import (
     CLIPPED,
@@ -39,7 +40,6 @@ from groundbench.scoring.gui_rules import (
     read_box,
     read_point,
 )
-from groundbench.scoring import osworld_g
 from groundbench.scoring.osworld_g import capability_groups, is_osworld_g
 from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
 
@@ -187,7 +187,7 @@ def gui_metrics(
     for value, members in sorted(capabilities.items()):
         out.append(rate_entry("gui_success_by_capability", success, members, detail=value))
     refusal_rows = [i for i, r in enumerate(rows) if is_osworld_g(r) and osworld_g.box_type(r) == "refusal"]
-    if refusal_rows:  # what answering [-1, -1] everywhere scores (never refusing, e.g. the centre click, scores 0 there)
+    if refusal_rows:  # what answering [-1, -1] everywhere scores (never refusing, as the centre click: 0 there)
         refuses = [judge(osworld_g.refusal_answer(r), r).success for r in rows]
         for detail, members in (("every row", list(range(len(rows)))), ("refusal rows", refusal_rows)):
             out.append(
