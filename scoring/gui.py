@@ -1,5 +1,7 @@
 """GUI suite metrics: the official rule first (``scoring.gui_rules``), everything else beside it.
 
+- a refusal (a declared family's documented "no target" answer, ``parse.REFUSED``) fails every row that has a
+  target; a row flagged as having none (``target_absent``, for a future source's refusal rows) credits it;
 - ``gui_success`` (the headline): PointerBench's ``eval.py`` verdict when each row's prediction
   record is the bare JSON object its response parsed to strictly (or the parsed fields a line
   carried, which is eval.py's own prediction format), and no record otherwise: a fenced or
@@ -37,7 +39,7 @@ from groundbench.scoring.gui_rules import (
     read_box,
     read_point,
 )
-from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
+from groundbench.scoring.parse import FIELDS, LENIENT, REFUSED, STRICT, Answer, non_finite
 
 Row = Mapping[str, Any]
 DIAGNOSTIC_NOTE = "diagnostic only: strict answers' coordinates re-read in another frame; never the official figure"
@@ -48,6 +50,17 @@ MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_su
 
 def headline_record(answer: Answer) -> Mapping[str, Any] | None:
     return answer.record if answer.status in (STRICT, FIELDS) else None
+
+
+def target_absent(row: Row) -> bool:
+    """Does the row ask for something the screenshot does not hold (``extras.gui.target_absent``)? No published
+    row does yet: the refusal rows of a source that has them (OSWorld-G) set it, scored by that source's rule."""
+    return bool(((row.get("extras") or {}).get("gui") or {}).get("target_absent"))
+
+
+def refusal_credited(answer: Answer, row: Row) -> bool:
+    """A refusal is a success only on a row without a target; on every other row it is a failure."""
+    return answer.status == REFUSED and target_absent(row)
 
 
 def lenient_record(answer: Answer) -> Mapping[str, Any] | None:
@@ -140,9 +153,11 @@ def gui_metrics(
         )
 
     everything = list(range(len(rows)))
-    success = [v.success for v in verdicts]
+    success = [v.success or refusal_credited(a, r) for v, a, r in zip(verdicts, answers, rows, strict=True)]
     out = [rate_entry("gui_success", success, everything, note=HEADLINE_NOTE)]
-    lenient = [judge(lenient_record(a), r).success for a, r in zip(answers, rows, strict=True)]
+    lenient = [
+        judge(lenient_record(a), r).success or refusal_credited(a, r) for a, r in zip(answers, rows, strict=True)
+    ]
     out.append(rate_entry("gui_success_lenient", lenient, everything, note="lenient recoveries handed over too"))
     unanswered = [not v.answered for v in verdicts]
     out.append(

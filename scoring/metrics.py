@@ -73,7 +73,13 @@ from groundbench.scoring.baselines import (
     target_point,
 )
 from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
-from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS, gui_metrics, headline_record
+from groundbench.scoring.gui import (
+    MEAN_OF_SUITES,
+    POINTERBENCH_CONFIGS,
+    gui_metrics,
+    headline_record,
+    refusal_credited,
+)
 from groundbench.scoring.gui_rules import judge
 from groundbench.scoring.localization import (
     best_constant_at_tau,
@@ -83,7 +89,7 @@ from groundbench.scoring.localization import (
     in_target_region,
     region_geometry,
 )
-from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, STRICT, Answer
+from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, REFUSED, STRICT, Answer
 
 Row = Mapping[str, Any]
 Part = Mapping[str, Any]
@@ -279,7 +285,7 @@ def every_keyword_answer() -> str:
 
 def gui_success(answer: Answer, row: Row) -> bool:
     """The headline verdict on one GUI row (``scoring.gui``: official rule, strict answers only)."""
-    return judge(headline_record(answer), row).success
+    return judge(headline_record(answer), row).success or refusal_credited(answer, row)
 
 
 # --- counterfactual / contrast --------------------------------------------------------------------------
@@ -320,6 +326,13 @@ def _parse_counts(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict
         _entry(head, "fields_rate", statuses.count(FIELDS), n, note="parsed fields on the line, no raw response"),
         _entry(head, "lenient_recovered_rate", statuses.count(LENIENT), n),
         _entry(head, "malformed_rate", statuses.count(MALFORMED), n),
+        _entry(
+            head,
+            "refusal_rate",
+            statuses.count(REFUSED),
+            n,
+            note="the declared family's documented 'no target' answer (a failure on a row that has a target)",
+        ),
         _entry(head, "missing_rate", statuses.count(MISSING), n, note="expected rows without a prediction (failures)"),
         _entry(head, "out_of_vocabulary_rate", sum(s.answer.out_of_vocabulary for s in items), n),
         _entry(

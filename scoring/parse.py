@@ -10,7 +10,10 @@
   a null point; a line whose ``response`` is null (what a failed API call writes) is malformed too;
 - fields: the prediction line carried parsed fields and no raw response: its own status, never
   counted as strict;
-- missing: no prediction for a row that was expected (a failure, as PointerBench counts it).
+- missing: no prediction for a row that was expected (a failure, as PointerBench counts it);
+- refused: under a declared answer format (``scoring.formats``), the family's documented "no target"
+  answer (UI-Venus-2's ``[-1, -1]``, InfiGUI-G1's ``[]``): no coordinates, counted apart
+  (``refusal_rate``), a failure on a row that has a target.
 
 Coordinates are read the way the GUI rule reads them (``scoring.gui_rules``): numbers, or numbers
 inside strings (``"point": ["142.5", "166.5"]``, ``"point": "[170, 50]"``, ``"box": "10 20 30 40"``);
@@ -40,6 +43,7 @@ MALFORMED = "malformed"
 FIELDS = "fields"  # the prediction line carried parsed fields and no raw response
 FREE_TEXT = "free_text"  # a free-form answer: prose, scored by keywords
 MISSING = "missing"  # an expected row without a prediction
+REFUSED = "refused"  # the declared family's documented "no target" answer (UI-Venus-2's [-1, -1], InfiGUI-G1's [])
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 

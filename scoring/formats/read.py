@@ -3,6 +3,7 @@
 - GUI rows: strict is the family's official reading (``syntax``), handed to the official rule as a record
   in the row's pixels (a box answer on a point row is clicked at its centre, as the adapters click it);
   anything the adapter does not read, recovered by :func:`syntax.recover`, is lenient; nothing is malformed.
+- a family's documented "no target" answer (``syntax.Refusal``) is the answer status ``refused`` on any row;
 - object-part rows: the answer is GroundBench's JSON object (the profiles ask for it, in the family's
   frame), strict or lenient exactly as ``scoring.parse`` reads it, its point and box mapped from the frame;
   a family-syntax answer holding only a point or box is a lenient recovery.
@@ -17,9 +18,9 @@ from dataclasses import replace
 from typing import Any
 
 from groundbench.scoring.formats.registry import AnswerFormat, Size
-from groundbench.scoring.formats.syntax import BOX, POINT, Found, recover
+from groundbench.scoring.formats.syntax import BOX, POINT, Found, Refusal, recover
 from groundbench.scoring.gui_rules import answer_type
-from groundbench.scoring.parse import LENIENT, MALFORMED, STRICT, Answer, parse_response
+from groundbench.scoring.parse import LENIENT, MALFORMED, REFUSED, STRICT, Answer, parse_response
 
 
 def _gui_record(found: Found, fmt: AnswerFormat, row: Mapping[str, Any], seen: Size) -> dict[str, list[float]]:
@@ -32,10 +33,10 @@ def _gui_record(found: Found, fmt: AnswerFormat, row: Mapping[str, Any], seen: S
 
 
 def gui_answer(fmt: AnswerFormat, response: str, row: Mapping[str, Any], seen: Size, strict_only: bool) -> Answer:
-    reader = fmt.family.reader
-    assert reader is not None  # the default format is read by scoring.parse
     kind = answer_type(row)
-    found, status = reader(response, kind), STRICT
+    found, status = fmt.read(response, kind), STRICT
+    if isinstance(found, Refusal):  # the family's documented "no target" answer: its own status, no coordinates
+        return Answer(status=REFUSED)
     if found is None and not strict_only:
         found, status = recover(response, kind), LENIENT
     if found is None:
@@ -46,9 +47,11 @@ def gui_answer(fmt: AnswerFormat, response: str, row: Mapping[str, Any], seen: S
 def part_answer(fmt: AnswerFormat, response: str, row: Mapping[str, Any], seen: Size, strict_only: bool) -> Answer:
     size = (int(row["width"]), int(row["height"]))
     answer = parse_response(response, strict_only=strict_only)
+    family = None if fmt.is_default or answer.status != MALFORMED else fmt.read(response, POINT)
+    if isinstance(family, Refusal):
+        return Answer(status=REFUSED)
     if answer.status == MALFORMED and not strict_only:
-        reader = fmt.family.reader
-        found = (reader(response, POINT) if reader else None) or recover(response, POINT)
+        found = family or recover(response, POINT)
         if found is None:
             return answer
         mapped = fmt.to_row(found.coords, size, seen)
