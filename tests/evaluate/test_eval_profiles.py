@@ -152,8 +152,13 @@ def test_profiles_lists_every_profile_with_its_prompt_and_frame(
     for name, fmt in (("qwen2.5-vl", "pixels (resized"), ("uground", "0-1000 (sent"), ("aguvis", "0-1 (sent")):
         assert f"{name}: answer format {name}; frame {fmt}" in text
     assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
-    # The box-token families ask the server to keep their special tokens; the others add nothing to a request.
-    assert text.count('request body: {"skip_special_tokens": false}') == 2
+    # The box-token families ask the server to keep their special tokens; Holo1.5 decodes under its click schema and
+    # UI-Venus-2 turns thinking off, as their adapters do; the others add nothing to a request.
+    assert text.count('request body: {"skip_special_tokens": false}') == 3  # qwen2-vl, os-atlas, glm-v
+    assert text.count("request body: ") == 5
+    assert 'request body: {"chat_template_kwargs": {"enable_thinking": false}}' in text and '"guided_json"' in text
+    for name, fmt in (("claude-computer-use", "pixels (resized"), ("kimi-vl", "0-1 (sent"), ("glm-v", "0-1000 (sent")):
+        assert f"{name}: answer format {name}; frame {fmt}" in text
 
 
 def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path, published_sample: Path) -> None:
