@@ -460,3 +460,59 @@ def test_infigui_think_mode_off_reads_the_whole_answer() -> None:
     assert parse_format("infigui-g1").read(answer, "point").coords == (30.0, 40.0)  # type: ignore[union-attr]
     # eval.py --think-mode 0 leaves the block in: the first [ to the last ] no longer parse as one JSON list.
     assert parse_format("infigui-g1:think=off").read(answer, "point") is None
+
+
+# --- the profiles' prompts -----------------------------------------------------------------------------
+
+
+def _prompt(spec: str, width: int = 1920, height: int = 1080) -> tuple[str | None, str]:
+    from groundbench.scoring.profiles import parse_profile
+
+    row = {"instruction": "open the settings.", "width": width, "height": height, "parts": []}
+    return parse_profile(spec).prompt(row, "gui")
+
+
+def test_each_family_is_asked_with_its_adapters_prompt() -> None:
+    # ui_venus2_gd.py strips one final period from the instruction and states its [-1,-1] refusal.
+    system, text = _prompt("ui-venus-2")
+    assert system is None and "instruction: \nopen the settings. \n\n" in text and "should be [-1,-1]." in text
+    # GTA1's README: the system prompt states the resized frame (height first), the user text is the instruction.
+    system, text = _prompt("gta1", 2548, 1428)
+    assert system is not None and "The image resolution is height 1428 and width 2548." in system
+    assert text == "open the settings."
+    # InfiGUI-G1's prompts.py: the think system prompt (or the plain one, think=off) and the stated resolution.
+    system, text = _prompt("infigui-g1", 2800, 1568)
+    assert system is not None and system.startswith("You FIRST think") and "<think> </think>" in system
+    assert text.startswith("The screen's resolution is 2800x1568.\nLocate the UI element(s) for \"open the settings.\"")
+    assert _prompt("infigui-g1:think=off")[0] == "You are a helpful assistant."
+    # kimivl.py's system prompt asks for pyautogui code in normalized coordinates; its user text is the task.
+    system, text = _prompt("kimi-vl")
+    assert system is not None and "values between 0 and 1" in system and text == "## Task Instruction:\nopen the settings."
+    # cogagent24.py's Action-Operation query, its platform WIN; minicpmv.py's (sic) "x1 x2 y1 y2".
+    assert _prompt("cogagent")[1] == "Task: open the settings.\nHistory steps: \nWIN(Answer in Action-Operation format.)"
+    assert _prompt("minicpm-v")[1].endswith('instruction "open the settings."? Output in the format of x1 x2 y1 y2.')
+    assert "<ref>open the settings.</ref>" in _prompt("internvl")[1]
+    assert _prompt("glm-v")[1].startswith("Please pinpoint the bounding box [[x1,y1,x2,y2], …] in the image")
+    system, text = _prompt("agentcpm-gui")
+    assert system is not None and '{"POINT":[...,...]}' in system and text == "屏幕上某一组件的功能描述：open the settings."
+    # The computer-use prompts state the frame the screenshot is sent in, in the tool's own answer.
+    assert "1366x768 pixels" in _prompt("claude-computer-use", 1366, 768)[1]
+    assert '"coordinate": [x, y]' in _prompt("claude-computer-use")[1]
+    assert '{"type": "click", "button": "left", "x": x, "y": y}' in _prompt("openai-computer-use")[1]
+
+
+def test_the_profiles_send_what_the_adapters_send() -> None:
+    from groundbench.scoring.profiles import parse_profile
+
+    assert parse_profile("holo1.5").request_body["guided_json"]["required"] == ["x", "y"]
+    assert parse_profile("ui-venus-2").request_body == {"chat_template_kwargs": {"enable_thinking": False}}
+    assert parse_profile("glm-v").request_body == {"skip_special_tokens": False}
+    assert parse_profile("kimi-vl").request_body == {}
+    # The families answering in pixels of a resized frame are sent the image at that frame; the grid ones as it is.
+    assert parse_profile("claude-computer-use").sent_size(2560, 1440) == (1366, 768)
+    assert parse_profile("openai-computer-use").sent_size(2560, 1440) == (1365, 768)
+    assert parse_profile("ui-venus").sent_size(1920, 1080) == (1932, 1092)
+    assert parse_profile("gta1").sent_size(6016, 3384) == (3948, 2212)
+    assert parse_profile("holo1.5").sent_size(3840, 2160) == (2548, 1428)
+    assert parse_profile("infigui-g1").sent_size(6016, 3384) == (2800, 1568)
+    assert parse_profile("ui-venus-2").sent_size(6016, 3384) == (6016, 3384)
