@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 from groundbench.scoring.formats import providers
 from groundbench.scoring.formats.syntax import Found
@@ -93,7 +93,7 @@ def claude_answer(text: str) -> Found | None:
     return None
 
 
-def _number(value: Any) -> bool:
+def _number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -111,5 +111,7 @@ def openai_answer(text: str) -> Found | None:
         if item.get("type") not in OPENAI_CLICKS:
             continue
         x, y = item.get("x"), item.get("y")
-        return Found((float(x), float(y))) if _number(x) and _number(y) else None
+        if not (_number(x) and _number(y)):
+            return None
+        return Found((float(x), float(y)))
     return None

@@ -104,6 +104,8 @@ PIXELS_PARAMS = (
         "a hosted API whose documented limits the image is sent within (so it reaches the model as sent)",
     ),
 )
+
+
 # ui_tars.action_parser's own defaults (MIN_PIXELS = 100 * 28 * 28, MAX_PIXELS = 16384 * 28 * 28).
 def _smart_params(min_pixels: int, max_pixels: int, source: str) -> tuple[Param, ...]:
     return (
@@ -162,9 +164,7 @@ def _display_declared(params: Mapping[str, Any]) -> str | None:
 
 QWEN_COOKBOOK = "https://github.com/QwenLM/Qwen2.5-VL/blob/main/cookbooks/computer_use.ipynb"
 SSPRO = "https://github.com/likaixin2000/ScreenSpot-Pro-GUI-Grounding/blob/main/models"
-QUICKSTART = (
-    "https://github.com/anthropics/anthropic-quickstarts/blob/main/computer-use-demo/computer_use_demo/tools/computer.py"
-)
+QUICKSTART = "https://github.com/anthropics/anthropic-quickstarts/blob/main/computer-use-demo/computer_use_demo/tools/computer.py"
 GLMV = "https://github.com/zai-org/GLM-V/blob/main"
 AGENTCPM = "https://github.com/OpenBMB/AgentCPM-GUI/blob/main"
 VENUS = "https://github.com/inclusionAI/UI-Venus/blob/main"
@@ -406,7 +406,9 @@ FAMILIES: dict[str, Family] = {
             _infigui,
             INFIGUI_PARAMS,
             refusal="[]",
-            configured=lambda params: lambda text, answer_type: specialists.infigui_answer(text, params["think"] == "on"),
+            configured=lambda params: (
+                lambda text, answer_type: specialists.infigui_answer(text, params["think"] == "on")
+            ),
         ),
     )
 }

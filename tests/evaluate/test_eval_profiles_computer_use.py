@@ -101,14 +101,21 @@ def openai_hit(row: Row, response: str, sent: tuple[int, int]) -> bool:
     return _inside(row, call["action"]["x"] / sent[0], call["action"]["y"] / sent[1])
 
 
-CASES: dict[str, tuple[dict[tuple[int, int], tuple[int, int]], tuple[str, ...], Callable[..., str], Callable[..., bool]]] = {
+CASES: dict[
+    str, tuple[dict[tuple[int, int], tuple[int, int]], tuple[str, ...], Callable[..., str], Callable[..., bool]]
+] = {
     "claude-computer-use": (
         CLAUDE_SENT,
         ("hit", "tool_use block", "miss", "fractional", "truncated"),
         claude_reply,
         claude_hit,
     ),
-    "openai-computer-use": (OPENAI_SENT, ("hit", "output list", "miss", "swapped", "refusal"), openai_reply, openai_hit),
+    "openai-computer-use": (
+        OPENAI_SENT,
+        ("hit", "output list", "miss", "swapped", "refusal"),
+        openai_reply,
+        openai_hit,
+    ),
 }
 
 
@@ -123,7 +130,11 @@ def test_eval_with_a_computer_use_profile_scores_as_the_reference_code(
 
     def reply(asked: Asked) -> str:
         assert asked.image_size is not None and asked.system is None
-        (row,) = [r for r in rows if r["instruction"] in asked.prompt and asked.image_size == sent_sizes[(r["width"], r["height"])]]
+        (row,) = [
+            r
+            for r in rows
+            if r["instruction"] in asked.prompt and asked.image_size == sent_sizes[(r["width"], r["height"])]
+        ]
         stated = tuple(int(v) for v in STATED.search(asked.prompt).groups())  # type: ignore[union-attr]
         assert stated == asked.image_size  # the prompt states the frame the screenshot was sent in
         kind = kinds[rows.index(row) % len(kinds)]

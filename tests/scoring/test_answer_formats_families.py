@@ -195,7 +195,11 @@ FRAMES: dict[str, Callable[[Row], tuple[float, float]]] = {
 # A kind: (its name, the response for a row, its status: strict / lenient / malformed / refused). A strict kind
 # named "swapped" is read strictly and may miss; every other strict kind hits.
 Kind = tuple[str, Callable[[Row], str], str]
-SORRY: Kind = ("a refusal sentence", lambda r: "I'm sorry, but I can't help with identifying that element.", "malformed")
+SORRY: Kind = (
+    "a refusal sentence",
+    lambda r: "I'm sorry, but I can't help with identifying that element.",
+    "malformed",
+)
 
 
 def claude_input(point: tuple[float, float]) -> dict[str, Any]:
@@ -209,6 +213,11 @@ def tool_use(point: tuple[float, float]) -> dict[str, Any]:
 def computer_call(point: tuple[float, float]) -> dict[str, Any]:
     action = {"type": "click", "button": "left", "x": point[0], "y": point[1]}
     return {"type": "computer_call", "id": "cu_1", "call_id": "call_1", "action": action, "status": "completed"}
+
+
+def points(*found: tuple[int, int]) -> str:
+    """InfiGUI-G1's answer: a JSON list of point_2d objects."""
+    return json.dumps([{"point_2d": list(p)} for p in found])
 
 
 def glm_box(row: Row, open_: str = "[[", close: str = "]]") -> str:
@@ -248,12 +257,20 @@ KINDS: dict[str, list[Kind]] = {
         ),
         ("the action alone", lambda r: json.dumps(computer_call(openai(r))["action"]), "strict"),
         ("swapped", lambda r: json.dumps(computer_call(swapped(openai(r)))), "strict"),
-        ("a screenshot action", lambda r: json.dumps({"type": "computer_call", "action": {"type": "screenshot"}}), "malformed"),
+        (
+            "a screenshot action",
+            lambda r: json.dumps({"type": "computer_call", "action": {"type": "screenshot"}}),
+            "malformed",
+        ),
         SORRY,
     ],
     # zai-org/GLM-V README: a reasoning block, then the box between its tokens, brackets of any style, 0-1000.
     "glm-v": [
-        ("think, answer, box tokens", lambda r: f"<think>The save icon is in the toolbar.</think><answer>{glm_box(r)}</answer>", "strict"),
+        (
+            "think, answer, box tokens",
+            lambda r: f"<think>The save icon is in the toolbar.</think><answer>{glm_box(r)}</answer>",
+            "strict",
+        ),
         ("round brackets", lambda r: glm_box(r, "(", ")"), "strict"),
         ("tokens stripped by the server", lambda r: json.dumps([grid_box(r)]), "lenient"),
         ("a think block without an answer", lambda r: "<think>The icon is probably near the top, so", "malformed"),
@@ -271,11 +288,17 @@ KINDS: dict[str, list[Kind]] = {
     "cogagent": [
         (
             "Action-Operation",
-            lambda r: "Action: Click the Save button.\nGrounded Operation: CLICK(box=[[{},{},{},{}]], "
-            "element_type='button', element_info='Save')".format(*grid_box(r)),
+            lambda r: (
+                "Action: Click the Save button.\nGrounded Operation: CLICK(box=[[{},{},{},{}]], "
+                "element_type='button', element_info='Save')".format(*grid_box(r))
+            ),
             "strict",
         ),
-        ("spaces after commas (its regex reads none)", lambda r: "CLICK(box=[[{}, {}, {}, {}]])".format(*grid_box(r)), "lenient"),
+        (
+            "spaces after commas (its regex reads none)",
+            lambda r: "CLICK(box=[[{}, {}, {}, {}]])".format(*grid_box(r)),
+            "lenient",
+        ),
         SORRY,
     ],
     # ScreenSpot-Pro minicpmv.py: <box>x1 y1 x2 y2</box>, else the first "x y".
@@ -289,8 +312,10 @@ KINDS: dict[str, list[Kind]] = {
     "kimi-vl": [
         (
             "think, then the code",
-            lambda r: "◁think▷The icon sits in the toolbar.◁/think▷## Action:\nClick the icon.\n\n## Code:\n"
-            "```python\npyautogui.click(x={}, y={})\n```".format(*frac(r)),
+            lambda r: (
+                "◁think▷The icon sits in the toolbar.◁/think▷## Action:\nClick the icon.\n\n## Code:\n"
+                "```python\npyautogui.click(x={}, y={})\n```".format(*frac(r))
+            ),
             "strict",
         ),
         ("no think block", lambda r: "pyautogui.click(x={}, y={})".format(*frac(r)), "strict"),
@@ -305,15 +330,27 @@ KINDS: dict[str, list[Kind]] = {
     ],
     # OpenBMB/AgentCPM-GUI: {"POINT": [x, y]} on 0-1000, spaces removed, the whole answer.
     "agentcpm-gui": [
-        ("thought and POINT", lambda r: json.dumps({"thought": "点击保存按钮", "POINT": list(grid(r))}, ensure_ascii=False), "strict"),
-        ("POINT", lambda r: '{"POINT":[%d,%d]}' % grid(r), "strict"),
-        ("fenced (its json.loads fails)", lambda r: "```json\n" + json.dumps({"POINT": list(grid(r))}) + "\n```", "lenient"),
+        (
+            "thought and POINT",
+            lambda r: json.dumps({"thought": "点击保存按钮", "POINT": list(grid(r))}, ensure_ascii=False),
+            "strict",
+        ),
+        ("POINT", lambda r: '{{"POINT":[{},{}]}}'.format(*grid(r)), "strict"),
+        (
+            "fenced (its json.loads fails)",
+            lambda r: "```json\n" + json.dumps({"POINT": list(grid(r))}) + "\n```",
+            "lenient",
+        ),
         ("truncated", lambda r: '{"thought":"点击","POINT":[12', "malformed"),
     ],
     # UI-Venus ui_venus_ground_7b.py: the whole answer [x1,y1,x2,y2] in the resized frame.
     "ui-venus": [
         ("box", lambda r: json.dumps(smart_box(r, min_pixels=2_000_000, max_pixels=4_800_000)), "strict"),
-        ("with prose", lambda r: "The element is at " + json.dumps(smart_box(r, min_pixels=2_000_000, max_pixels=4_800_000)), "lenient"),
+        (
+            "with prose",
+            lambda r: "The element is at " + json.dumps(smart_box(r, min_pixels=2_000_000, max_pixels=4_800_000)),
+            "lenient",
+        ),
         SORRY,
     ],
     # UI-Venus ui_venus2_gd.py: [x,y] on 0-1000, [-1,-1] when the task is infeasible.
@@ -345,16 +382,15 @@ KINDS: dict[str, list[Kind]] = {
     "infigui-g1": [
         (
             "think, then points",
-            lambda r: '<think>The Save button is in the toolbar.</think>\n[{"point_2d": [%d, %d]}]'
-            % infigui_point(r),
+            lambda r: "<think>The Save button is in the toolbar.</think>\n" + points(infigui_point(r)),
             "strict",
         ),
         (
             "several points: the first is scored",
-            lambda r: '<think>Two candidates.</think>[{"point_2d": [%d, %d]}, {"point_2d": [0, 0]}]' % infigui_point(r),
+            lambda r: "<think>Two candidates.</think>" + points(infigui_point(r), (0, 0)),
             "strict",
         ),
-        ("fenced", lambda r: '```json\n[{"point_2d": [%d, %d]}]\n```' % infigui_point(r), "strict"),
+        ("fenced", lambda r: "```json\n" + points(infigui_point(r)) + "\n```", "strict"),
         ("no target", lambda r: "<think>Nothing here matches.</think>[]", "refused"),
         ("a think block without an answer", lambda r: "<think>The element should be near the top", "malformed"),
         SORRY,
@@ -447,7 +483,10 @@ def test_a_refusal_is_its_own_status_and_fails_a_row_with_a_target(folder: Path,
         ("infigui-g1:think=off", "infigui-g1:think=off"),
         ("infigui-g1:max_image_tokens=5600", "infigui-g1"),
         ("claude-computer-use:scaling=on", "claude-computer-use"),
-        ("openai-computer-use:display_width=1280,display_height=800", "openai-computer-use:display_height=800,display_width=1280"),
+        (
+            "openai-computer-use:display_width=1280,display_height=800",
+            "openai-computer-use:display_height=800,display_width=1280",
+        ),
         ("holo1.5:max_pixels=3686400", "holo1.5"),
     ],
 )
@@ -483,18 +522,26 @@ def test_each_family_is_asked_with_its_adapters_prompt() -> None:
     # InfiGUI-G1's prompts.py: the think system prompt (or the plain one, think=off) and the stated resolution.
     system, text = _prompt("infigui-g1", 2800, 1568)
     assert system is not None and system.startswith("You FIRST think") and "<think> </think>" in system
-    assert text.startswith("The screen's resolution is 2800x1568.\nLocate the UI element(s) for \"open the settings.\"")
+    assert text.startswith('The screen\'s resolution is 2800x1568.\nLocate the UI element(s) for "open the settings."')
     assert _prompt("infigui-g1:think=off")[0] == "You are a helpful assistant."
     # kimivl.py's system prompt asks for pyautogui code in normalized coordinates; its user text is the task.
     system, text = _prompt("kimi-vl")
-    assert system is not None and "values between 0 and 1" in system and text == "## Task Instruction:\nopen the settings."
+    assert (
+        system is not None and "values between 0 and 1" in system and text == "## Task Instruction:\nopen the settings."
+    )
     # cogagent24.py's Action-Operation query, its platform WIN; minicpmv.py's (sic) "x1 x2 y1 y2".
-    assert _prompt("cogagent")[1] == "Task: open the settings.\nHistory steps: \nWIN(Answer in Action-Operation format.)"
+    assert (
+        _prompt("cogagent")[1] == "Task: open the settings.\nHistory steps: \nWIN(Answer in Action-Operation format.)"
+    )
     assert _prompt("minicpm-v")[1].endswith('instruction "open the settings."? Output in the format of x1 x2 y1 y2.')
     assert "<ref>open the settings.</ref>" in _prompt("internvl")[1]
     assert _prompt("glm-v")[1].startswith("Please pinpoint the bounding box [[x1,y1,x2,y2], …] in the image")
     system, text = _prompt("agentcpm-gui")
-    assert system is not None and '{"POINT":[...,...]}' in system and text == "屏幕上某一组件的功能描述：open the settings."
+    assert (
+        system is not None
+        and '{"POINT":[...,...]}' in system
+        and text == "屏幕上某一组件的功能描述：open the settings."
+    )
     # The computer-use prompts state the frame the screenshot is sent in, in the tool's own answer.
     assert "1366x768 pixels" in _prompt("claude-computer-use", 1366, 768)[1]
     assert '"coordinate": [x, y]' in _prompt("claude-computer-use")[1]
