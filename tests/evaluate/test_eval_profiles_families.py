@@ -1,4 +1,5 @@
-"""``eval --profile`` for the computer-use APIs against a loopback OpenAI-compatible server.
+"""``eval --profile`` for the computer-use APIs (and UI-Venus-2's refusals) against a loopback OpenAI-compatible
+server.
 
 The server (tests/support/openai_stub.py) checks what the API would be sent: the screenshot already at the size its
 coordinates are in (Claude: the reference tool's XGA / WXGA / FWXGA scaling target, or the screen within the image
@@ -189,3 +190,41 @@ def test_a_declared_display_is_the_frame_sent(tmp_path: Path, published_sample: 
     assert [line["resize"]["sent_size"] for line in lines] == [[1280, 800], [1280, 800]]
     assert all("1280x800 pixels" in line["prompt"] for line in lines)
     assert {line["answer_format"] for line in lines} == {"openai-computer-use:display_height=800,display_width=1280"}
+
+
+def test_eval_with_the_ui_venus_2_profile_counts_its_refusals_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
+) -> None:
+    """UI-Venus-2 is asked with thinking off (``chat_template_kwargs``, as ui_venus2_gd.py sends) and its prompt's
+    ``[-1,-1]`` "infeasible" answer is a refusal: counted apart, a failure on these rows, which all have a target."""
+    folder = frame_folder(tmp_path / "data", SIZES[:3], published_sample)
+    rows = sorted(read_config(folder, CONFIG), key=lambda r: r["example_id"])
+
+    def reply(asked: Asked) -> str:
+        assert asked.body.get("chat_template_kwargs") == {"enable_thinking": False}
+        assert "the output should be [-1,-1]." in asked.prompt
+        (row,) = [r for r in rows if r["instruction"].removesuffix(".") + ". \n" in asked.prompt]
+        if rows.index(row) == 0:
+            x0, y0, x1, y1 = target_box(row)
+            return "[{},{}]".format(
+                round((x0 + x1) / 2 * 1000 / row["width"]), round((y0 + y1) / 2 * 1000 / row["height"])
+            )
+        return "[-1,-1]"
+
+    out = tmp_path / "run"
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        command = ["eval", CONFIG, "--condition", "gui", "--model", "openai-api/stub/stub-vlm", "--data", str(folder)]
+        command += ["--profile", "ui-venus-2", "--out", str(out), "--display", "none", "--max-connections", "1"]
+        assert main(command) == 0
+    assert len(stub.asked) == len(rows) and all(a.image_size is not None for a in stub.asked)
+    report = json.loads((out / "scores.json").read_text())
+    got = {m["metric"]: m for m in report["metrics"] if m.get("detail") is None and m["config"] == CONFIG}
+    assert (got["gui_success"]["count"], got["gui_success"]["n"]) == (1, 3)
+    assert (got["refusal_rate"]["count"], got["malformed_rate"]["count"], got["strict_parse_rate"]["count"]) == (
+        2,
+        0,
+        1,
+    )
+    assert got["gui_success_lenient"]["count"] == 1  # a refusal is never recovered as a point
