@@ -365,10 +365,11 @@ FAMILIES: dict[str, Family] = {
             "ui-venus",
             "[x1,y1,x2,y2], the whole answer (its centre)",
             "pixels of the smart_resize frame (min_pixels 2000000, max_pixels 4800000)",
-            f"{VENUS}/models/grounding/ui_venus_ground_7b.py",
+            f"{VENUS}/models/grounding/ui_venus_ground_7b.py; {VENUS}/models/ui_venus_ground_72b.py",
             _fixed(specialists.uivenus_answer),
             _smart,
-            _smart_params(2_000_000, 4_800_000, "ui_venus_ground_7b.py"),
+            _smart_params(2_000_000, 4_800_000, "ui_venus_ground_7b.py; the 72B adapter's: 3110400 / 48000000"),
+            refusal="[-1,-1,-1,-1]",
         ),
         Family(
             "ui-venus-2",

@@ -114,17 +114,24 @@ def _finite(value: Any) -> bool:
 # --- UI-Venus ------------------------------------------------------------------------------------------------
 
 
-def uivenus_answer(text: str) -> Found | None:
-    """inclusionAI/UI-Venus ``models/grounding/ui_venus_ground_7b.py`` (UI-Venus-Ground 7B / 72B): the whole answer
-    is the literal ``[x1,y1,x2,y2]`` (its ``eval``; here ``ast.literal_eval``), the first four numbers a box in the
-    processor's resized frame. (That adapter clicks (0, 0) when it cannot read one; here that is no answer.)"""
+VENUS_REFUSAL = (-1.0, -1.0, -1.0, -1.0)
+
+
+def uivenus_answer(text: str) -> Read:
+    """inclusionAI/UI-Venus ``models/grounding/ui_venus_ground_7b.py`` and ``models/ui_venus_ground_7b.py`` /
+    ``models/ui_venus_ground_72b.py`` (UI-Venus-Ground 7B / 72B): the whole answer is the literal ``[x1,y1,x2,y2]``
+    (their ``eval``; here ``ast.literal_eval``), the first four numbers a box in the processor's resized frame.
+    ``[-1,-1,-1,-1]`` is the answer their prompts ask for when "the task is infeasible": a refusal (the adapters
+    click it as a box off the screen, a miss). (They click (0, 0) when they cannot read a box; here that is no
+    answer.)"""
     try:
         value = ast.literal_eval(text.strip())
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         return None
     if not isinstance(value, list | tuple) or len(value) < 4 or not all(_finite(v) for v in value[:4]):
         return None
-    return Found(tuple(float(v) for v in value[:4]))
+    box = tuple(float(v) for v in value[:4])
+    return Refusal(text) if box == VENUS_REFUSAL else Found(box)
 
 
 _VENUS2_BOX = re.compile(r"\[\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*\]")

@@ -121,6 +121,17 @@ def test_the_resized_frames_are_the_adapters_smart_resize() -> None:
     assert parse_format("holo1.5").frame((3840, 2160)) == (2548, 1428)  # 2560 * 1440 max
 
 
+def test_ui_venus_72b_reads_its_published_example_as_its_authors() -> None:
+    """UI-Venus's examples/grounding_result_format.json: the 72B adapter's answer [1748,415,1769,430] on a 1920x1080
+    OSWorld-G screenshot is reported as the click (1435.51, 339.51): its box centre in the smart_resize frame of
+    min_pixels 3110400 (2352x1344), mapped to the screen."""
+    fmt = parse_format("ui-venus:min_pixels=3110400,max_pixels=48000000")
+    assert fmt.frame((1920, 1080)) == (2352, 1344)
+    found = fmt.read("[1748,415,1769,430]", "point")
+    x, y = fmt.to_row(found.centre, (1920, 1080), (1920, 1080))  # type: ignore[union-attr]
+    assert (x, y) == pytest.approx((1435.5102040816325, 339.5089285714286))
+
+
 # --- answers in each family's syntax -------------------------------------------------------------------
 
 
@@ -351,6 +362,7 @@ KINDS: dict[str, list[Kind]] = {
             lambda r: "The element is at " + json.dumps(smart_box(r, min_pixels=2_000_000, max_pixels=4_800_000)),
             "lenient",
         ),
+        ("infeasible, as its prompts ask", lambda r: "[-1,-1,-1,-1]", "refused"),
         SORRY,
     ],
     # UI-Venus ui_venus2_gd.py: [x,y] on 0-1000, [-1,-1] when the task is infeasible.
