@@ -214,7 +214,6 @@ def _row(sample: Any, file: str, index: int) -> SourceRow:
         instruction=instruction,
         source_id=optional_text(doc, "id", where),
         response=answer,
-        has_response=True,
         verdict=verdict,
         stored=stored_click(task, answer, doc, metric),
         box=box,

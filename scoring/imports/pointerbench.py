@@ -44,11 +44,9 @@ def _row(record: Any, file: str, index: int, last: dict[str, int]) -> SourceRow:
         instruction=None,
         source_id=row_id,
         response=json.dumps(answer, ensure_ascii=False),
-        has_response=False,
         verdict=None,
         stored=None if point is None else Click(*point),
         stored_box=official_box(answer),
-        fields=answer,
         skip=skip,
     )
 

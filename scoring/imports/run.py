@@ -147,6 +147,7 @@ def _where(source: SourceRow) -> dict[str, Any]:
         "image": source.image,
         "instruction": source.instruction,
         "id": source.source_id,
+        "task": source.task,
     }
 
 
@@ -188,6 +189,8 @@ def run_import(
     folder: Path, files: Sequence[Path], options: ImportOptions, out: Path, report_path: Path | None, console: Console
 ) -> dict[str, Any]:
     """Import, write, compare, print; returns the report (also written to ``report_path``)."""
+    if not options.model.strip():
+        raise GroundBenchError("command line", "--model", "expected the model's name (a non-empty string)")
     if options.answer not in ANSWERS:
         raise unknown_name("command line", "--answer", options.answer, ANSWERS)
     answer_format = None if options.answer_format is None else parse_format(options.answer_format).spec

@@ -59,7 +59,6 @@ def _row(detail: Any, file: str, index: int) -> SourceRow:
         instruction=prompt,
         source_id=optional_text(detail, "id", where),
         response=raw,
-        has_response=True,
         verdict=verdict,
         stored=None if pred is None else Click(*pred),
         box=box,

@@ -58,12 +58,10 @@ class SourceRow:
     image: str | None  # the image as the file names it (a path or a bare name); None where only the id joins
     instruction: str | None
     source_id: str | None  # the source's own row id (ScreenSpot-Pro `id`, PointerBench `id`), where the file has one
-    response: str | None  # the raw answer (None: the file holds none, or a failed request)
-    has_response: bool  # does the file hold a raw answer at all (PointerBench predictions hold parsed fields only)
+    response: str | None  # the raw answer (PointerBench: its answer object as JSON); None: a failed request
     verdict: str | None  # the framework's own correct / wrong / wrong_format, when the file records one
     stored: Click | None  # the framework's own parsed click (None: it parsed none, or the file records none)
     stored_box: tuple[float, float, float, float] | None = None  # a parsed box answer (PointerBench box rows)
-    fields: Mapping[str, Any] | None = None  # the answer object itself, where the file's answer is one (PointerBench)
     box: TargetBox | None = None  # the target box the framework scored against, when the file records it
     skip: str | None = None  # why this row can never join a GroundBench row (e.g. a negative ScreenSpot-Pro task)
     task: str | None = None  # the framework's task or dataset name, where the row says it

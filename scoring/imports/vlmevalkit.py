@@ -61,7 +61,6 @@ def _row(row: Any, file: str, index: int) -> SourceRow:
         instruction=text(row, "question", where),
         source_id=None,
         response=answer,
-        has_response=True,
         verdict=None,
         stored=aguvis_click(answer),
         box=_box(row, pro, where),

@@ -399,6 +399,35 @@ def test_lmms_eval_screenspot_pro_divides_by_img_size(folder: Path, tmp_path: Pa
     assert report["theirs_vs_ours"]["reasons"] == {"absent row": 2}
 
 
+def test_lmms_eval_v1_rec_task_and_osworld_g(folder: Path, tmp_path: Path) -> None:
+    """`screenspot_rec_test` logs its parsed 0-1 box (no verdict: Center_ACC is computed over the set), its centre
+    the click; `osworld_g` has no GroundBench config, so its rows are listed extra."""
+    record = _v2_records()[0]
+    w, h = record["img_size"]
+    x0, y0, x1, y1 = record["bbox"]
+    doc = {
+        "file_name": record["img_filename"],
+        "bbox": [x0 / w, y0 / h, x1 / w, y1 / h],
+        "instruction": record["instruction"],
+    }
+    pred = [x0 / w, y0 / h, x1 / w, y1 / h]
+    rec = {"instruction": record["instruction"], "pred": pred, "ann_id": record["img_filename"], "bbox": doc["bbox"]}
+    osworld = {"correct": True, "box_type": "bbox"}
+    other = {"image_path": "A1.png", "instruction": "open"}
+    samples = [
+        {"doc_id": 0, "doc": doc, "resps": [["x"]], "filtered_resps": ["x"], "screenspot_Center_ACC": rec},
+        {"doc_id": 0, "doc": other, "filtered_resps": ["[0.5, 0.5]"], "osworld_g_acc": osworld},
+    ]
+    path = tmp_path / "samples.jsonl"
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    report = _import(folder, tmp_path, [path], "lmms-eval", V2, answer="stored")
+    assert report["counts"]["matched"] == 1 and [e["task"] for e in report["extra"]] == ["osworld_g"]
+    (line,) = _lines(tmp_path)
+    assert line["point"] == pytest.approx([(x0 + x1) / 2, (y0 + y1) / 2]) and line["imported"]["verdict"] is None
+    # theirs: the one osworld_g row counted correct there, which no config row takes
+    assert report["theirs_vs_ours"]["reasons"] == {"absent row": 12}
+
+
 def test_lmms_eval_bad_lines_name_the_line_and_field(folder: Path, tmp_path: Path) -> None:
     path = tmp_path / "samples.jsonl"
     sample = _lmms_sample(0, _v2_records()[0], "[0.5, 0.5]")
@@ -452,6 +481,15 @@ def test_vlmevalkit_tsv_joins_and_stored_is_its_own_click(folder: Path, tmp_path
     assert lines[1]["imported"]["verdict"] is None
     assert _gui_success(folder, lines, V2) == (2, 12)
     assert report["theirs_vs_ours"] is None and "no verdicts" in report["theirs_vs_ours_note"]
+    # PRED_FORMAT=json: the same rows as a JSON list of records
+    with path.open(encoding="utf-8", newline="") as handle:
+        records_json = list(csv.DictReader(handle, delimiter="\t"))
+    as_json = tmp_path / "m_ScreenSpot_v2_Web.json"
+    as_json.write_text(json.dumps(records_json), encoding="utf-8")
+    again = _import(folder, tmp_path, [as_json], "vlmevalkit", V2, answer="stored")
+    assert again["counts"] == report["counts"] and [line["point"] for line in _lines(tmp_path)] == [
+        line["point"] for line in lines
+    ]
 
 
 def test_vlmevalkit_xlsx_and_missing_columns_are_named(folder: Path, tmp_path: Path) -> None:
@@ -544,3 +582,9 @@ def test_import_command_writes_lines_and_report_and_prints_both_counts(
         "--model", "m", "--data", str(folder), "--out", str(tmp_path / "x.jsonl"),
     )  # fmt: skip
     assert code != 0 and not (tmp_path / "x.jsonl").exists()
+    # the stored clicks are pixels: a declared format beside them is refused; so is an empty model name
+    with pytest.raises(GroundBenchError, match="--answer stored writes pixels"):
+        _import(folder, tmp_path, [path], "screenspot-pro-eval", PRO, answer="stored", answer_format="norm1000")
+    with pytest.raises(GroundBenchError) as error:
+        run_import(folder, [path], ImportOptions("screenspot-pro-eval", PRO, " "), tmp_path / "y.jsonl", None, None)  # type: ignore[arg-type]
+    assert error.value.field == "--model" and not (tmp_path / "y.jsonl").exists()
