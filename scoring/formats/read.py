@@ -84,9 +84,7 @@ def _located(status: str, fmt: AnswerFormat, found: Found, size: Size, seen: Siz
     return Answer(status=status, point=(mapped[0], mapped[1]), record={"point": list(mapped)}, shapes=shapes)
 
 
-def _pointing_part_answer(
-    fmt: AnswerFormat, response: str, size: Size, seen: Size, strict_only: bool
-) -> Answer | None:
+def _pointing_part_answer(fmt: AnswerFormat, response: str, size: Size, seen: Size, strict_only: bool) -> Answer | None:
     """A pointing family on an object-part row: its own syntax (``point_only``); else a GroundBench JSON object
     naming a part or an action (None: read as any other format); else, unless strict, its lenient reader. A
     bare object holding only coordinates is the family's own shape (Gemini's ``{"point": [y, x]}``), never read

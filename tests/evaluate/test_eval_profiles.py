@@ -261,7 +261,9 @@ def test_eval_with_the_robopoint_profile_scores_as_where2place(
     def reply(asked: Asked) -> str:
         assert "formatted as a list of tuples, i.e. [(x1, y1), (x2, y2), ...]" in asked.prompt
         assert "The coordinates should be between 0 and 1" in asked.prompt
-        (row,) = [r for r in rows if r["image_sha256"] == asked.image_sha256 and f'"{r["target_part_id"]}"' in asked.prompt]
+        (row,) = [
+            r for r in rows if r["image_sha256"] == asked.image_sha256 and f'"{r["target_part_id"]}"' in asked.prompt
+        ]
         assert asked.image_size == (row["width"], row["height"])  # sent as it is: RoboPoint's frame is the image
         replies[row["example_id"]] = robopoint_answers(row)[rows.index(row) % 5]
         return replies[row["example_id"]]

@@ -156,7 +156,9 @@ def test_a_groundbench_object_under_a_pointing_format_keeps_its_part_and_action(
 
 
 def test_robopoint_keeps_every_point_and_box_in_row_pixels() -> None:
-    answer = part_answer(parse_format("robopoint"), "[(0.5, 0.5), (100, 50), (0.1, 0.2, 0.3, 0.4)]", ROW, (640, 480), False)
+    answer = part_answer(
+        parse_format("robopoint"), "[(0.5, 0.5), (100, 50), (0.1, 0.2, 0.3, 0.4)]", ROW, (640, 480), False
+    )
     assert answer.shapes == ((320, 240), (100, 50), (64, 96, 192, 192))
     assert answer.point == (320, 240)
 
@@ -166,7 +168,9 @@ def test_robopoint_keeps_every_point_and_box_in_row_pixels() -> None:
 
 @pytest.fixture(scope="module")
 def gui_rows(tmp_path_factory: pytest.TempPathFactory, published_sample: Path) -> tuple[Path, list[Row]]:
-    folder = frame_folder(tmp_path_factory.mktemp("frames"), [(1920, 1080), (2560, 1440), (1080, 2400)], published_sample)
+    folder = frame_folder(
+        tmp_path_factory.mktemp("frames"), [(1920, 1080), (2560, 1440), (1080, 2400)], published_sample
+    )
     return folder, sorted(read_config(folder, CONFIG), key=lambda r: r["example_id"])
 
 
@@ -177,7 +181,7 @@ def _gui_answers(row: Row, hit: bool) -> dict[str, str]:
     cx, cy = ((x0 + x1) / 2, (y0 + y1) / 2) if hit else ((w - 2, h - 2) if x0 < w / 2 else (1, 1))
     other = (w - 1 - cx, h - 1 - cy)
     return {
-        "molmo": '<points x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" alt="t">t</points>'.format(
+        "molmo": '<points x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" alt="t">t</points>'.format(  # noqa: UP032
             cx * 100 / w, cy * 100 / h, other[0] * 100 / w, other[1] * 100 / h
         ),
         "robopoint": f"[({cx / w:.4f}, {cy / h:.4f}), ({other[0] / w:.4f}, {other[1] / h:.4f})]",
@@ -238,9 +242,7 @@ def where2place(row: Row, answer: str) -> float:
             points += list(zip(xs.tolist(), ys.tolist(), strict=True))
     if not points:
         return 0.0
-    return float(
-        np.mean([mask[y, x] if 0 <= x < mask.shape[1] and 0 <= y < mask.shape[0] else 0.0 for x, y in points])
-    )
+    return float(np.mean([mask[y, x] if 0 <= x < mask.shape[1] and 0 <= y < mask.shape[0] else 0.0 for x, y in points]))
 
 
 def robopoint_answers(row: Row) -> list[str]:
@@ -253,7 +255,8 @@ def robopoint_answers(row: Row) -> list[str]:
     def frac(x: float, y: float) -> str:
         return f"({(x + 0.5) / w:.4f}, {(y + 0.5) / h:.4f})"
 
-    x0, y0, x1, y1 = (int(v) for v in next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])["visible_bbox_xyxy"])
+    target = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])
+    x0, y0, x1, y1 = (int(v) for v in target["visible_bbox_xyxy"])
     return [
         "[" + ", ".join(frac(*p) for p in inside) + "]",
         "[" + ", ".join([frac(*inside[1]), "(0.0100, 0.0100)", f"({w - 1}, {h - 1})", "(1.5, 0.5)"]) + "]",
@@ -297,3 +300,43 @@ def test_the_mean_of_points_is_reported_only_for_several_point_answers(published
     report = score([{**line, "response": own}], folder=published_sample, resamples=5, subset=True)
     assert not [m for m in report.metrics if m["metric"] == "point_in_mask_mean_of_points"]
     assert next(m for m in report.metrics if m["metric"] == "point_only_rate")["count"] == 0
+
+
+def test_a_point_on_the_target_selects_it_by_geometry(published_sample: Path) -> None:
+    """Part selection by geometry is open to a point-only answer where the prompt did not supply the region:
+    Gemini's point at the target's own pixel selects the target; its action figures still fail."""
+    rows = [r for r in read_config(published_sample, "curated_umd") if "part_named" in (r.get("conditions") or [])]
+    lines = []
+    for row in rows:
+        x, y = next(p for p in row["parts"] if p["part_id"] == row["target_part_id"])["point_xy"]
+        point = [(y + 0.5) * 1000 / row["height"], (x + 0.5) * 1000 / row["width"]]  # [y, x] on 0-1000
+        response = json.dumps([{"point": point, "label": "the part"}])
+        lines.append({"model": "m", "example_id": row["example_id"], "condition": "part_named", "response": response})
+    report = score(lines, folder=published_sample, resamples=5, answer_format="gemini")
+    by_name = {m["metric"]: m for m in report.metrics if m["condition"] == "part_named"}
+    assert by_name["point_only_rate"]["count"] == len(rows)
+    assert by_name["exact_target_rate"]["count"] == len(rows)
+    assert by_name["localization_in_target_region"]["count"] == len(rows)
+    assert by_name["action_accuracy"]["count"] == by_name["action_accuracy_gated"]["count"] == 0
+    swapped = [{**line, "response": line["response"].replace('"point": [', '"point_yx": [')} for line in lines]
+    assert all(
+        m["count"] == 0 for m in score(swapped, folder=published_sample, resamples=5, answer_format="gemini").metrics
+        if m["metric"] == "point_only_rate"
+    )  # fmt: skip
+
+
+def test_the_pointing_profiles_state_the_supplied_region_in_their_own_frame() -> None:
+    from groundbench.scoring.profiles import parse_profile
+
+    part = {"part_id": "p1", "category": "handle", "point_xy": [320, 240], "bbox_xyxy": [64, 48, 192, 96]}
+    row = {"width": 640, "height": 480, "object_category": "mug", "target_part_id": "p1", "parts": [part]}
+    _, gemini = parse_profile("gemini").prompt(row, "localization_only")
+    assert "at point [500, 500], inside the box [100, 100, 200, 300]" in gemini  # [y, x], [ymin, xmin, ymax, xmax]
+    assert gemini.endswith("Points in this prompt are [y, x] and boxes [ymin, xmin, ymax, xmax], normalized to 0-1000.")
+    _, molmo = parse_profile("molmo").prompt(row, "localization_only")
+    assert "at point [50, 50], inside the box [10, 10, 30, 20]" in molmo and "Point to the part." in molmo
+    _, robopoint = parse_profile("robopoint").prompt(row, "localization_only")
+    assert "at point [0.5000, 0.5000], inside the box [0.1000, 0.1000, 0.3000, 0.2000]" in robopoint
+    assert "formatted as a list of tuples" in robopoint and '"part"' not in robopoint  # no GroundBench JSON block
+    own = parse_profile("groundbench").template_hash("part_named")
+    assert all(parse_profile(name).template_hash("part_named") != own for name in ("molmo", "robopoint", "gemini"))
