@@ -25,8 +25,10 @@ Where2Place: the share of the points inside the target's mask, ``scoring.points_
   ``quickstarts/Spatial_understanding.ipynb``): ``parse_json`` cuts the answer after a line that is exactly
   ```` ```json ```` and before the next ```` ``` ````; the rest must be one JSON array (the pointing code iterates
   it); each entry's ``point`` is ``[y, x]`` and its ``box_2d`` ``[ymin, xmin, ymax, xmax]``, both on 0-1000, **y
-  first**; an entry without coordinates is skipped, as there. Lenient: a JSON array or object anywhere in the
-  answer (another fence, prose around it), read the same way, y first.
+  first**; an entry without coordinates is skipped, as there. The rest is read with ``json.loads``, as the box code
+  reads it (the pointing page pastes it into JavaScript as a literal, which would also take a trailing comma).
+  Lenient: a JSON array or object anywhere in the answer (another fence, prose around it), read the same way, y
+  first.
 """
 
 from __future__ import annotations
