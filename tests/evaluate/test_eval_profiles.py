@@ -285,3 +285,12 @@ def test_eval_with_the_robopoint_profile_scores_as_where2place(
     assert metrics["localization_in_target_region"]["count"] == sum(i % 5 in (0, 1, 2) for i in range(len(rows)))
     assert report["profiles"] == {"openai-api/stub/stub-vlm": "robopoint"}
     assert metrics["point_only_rate"]["answer_format"] == "robopoint"
+    # `requests --profile robopoint` writes what the server was asked, under the same template hash
+    lines = [json.loads(t) for t in (out / "predictions.jsonl").read_text().splitlines()]
+    requests = tmp_path / "requests.jsonl"
+    asks = ["requests", config, "--condition", condition, "--data", str(published_sample), "--profile", "robopoint"]
+    assert run_cli(tmp_path, *asks, "--out", str(requests), "--images", str(tmp_path / "images")) == 0
+    asked = {(a.prompt, a.image_sha256) for a in stub.asked}
+    for line in map(json.loads, requests.read_text().splitlines()):
+        assert (line["prompt"], line["image"]["sha256"]) in asked and line["answer_format"] == "robopoint"
+        assert line["template_sha256"] == lines[0]["template_sha256"]
