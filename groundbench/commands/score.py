@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME[:KEY=VALUE,...]",
         help="how answers are read and in which frame (default groundbench; a line's answer_format overrides it): "
         "groundbench, pixels, norm1, norm1000, qwen2.5-vl, qwen3-vl, qwen2-vl, os-atlas, ui-tars, uground, aguvis, "
-        "showui, seeclick (`groundbench profiles` lists them)",
+        "showui, seeclick, molmo, robopoint, gemini (`groundbench profiles` lists them)",
     )
     parser.add_argument(
         "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"

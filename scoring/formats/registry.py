@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.scoring.formats import providers, resize, syntax, uitars
+from groundbench.scoring.formats import pointing, providers, resize, syntax, uitars
 from groundbench.scoring.formats.syntax import Found
 
 DEFAULT = "groundbench"
@@ -98,6 +98,11 @@ class Family:
     frame_size: Callable[[Size, Mapping[str, Any]], tuple[float, float]]
     params: tuple[Param, ...] = ()
     truncate: bool = False  # the adapter truncates the mapped pixel (int())
+    # What a tolerant reader finds where the official one found nothing; None: ``syntax.recover`` (x before y).
+    lenient: Callable[[str], Found | None] | None = None
+    # A pointing family: its answer is points only, so on object-part rows it names no part and no action
+    # (``parse.POINT_ONLY``), and every point it gives is kept (``pointing.Pointed``).
+    points_only: bool = False
 
 
 def _fixed(reader: Callable[[str], Found | None]) -> Callable[[str, str], Found | None]:
@@ -221,6 +226,42 @@ FAMILIES: dict[str, Family] = {
             "https://github.com/njucckevin/SeeClick/blob/main/pretrain/screenspot_test.py",
             _fixed(syntax.seeclick_answer),
             _grid(1.0),
+        ),
+        Family(
+            "molmo",
+            '<point x="61.5" y="40.6" alt="...">...</point> or <points x1=".." y1=".." x2=".." ...>, the whole answer '
+            "(the first point)",
+            "percent (0-100) of the image",
+            "https://github.com/allenai/molmo/blob/main/olmo/eval/evaluators.py (PointingEval, is_valid_format); "
+            "https://github.com/allenai/molmo/blob/main/olmo/util.py (extract_points); "
+            "https://github.com/allenai/olmo-ui/blob/main/src/components/thread/points/molmo1/extractPointData.ts",
+            _fixed(pointing.molmo_answer),
+            _grid(100.0),
+            lenient=pointing.molmo_embedded,
+            points_only=True,
+        ),
+        Family(
+            "robopoint",
+            "[(0.56, 0.43), (x2, y2), ...] (the first tuple; 4-tuples are boxes)",
+            "fractions 0-1 of the image where a number has a decimal point, else pixels (truncated, as its scorer)",
+            "https://github.com/wentaoyuan/RoboPoint/blob/master/robopoint/eval/summarize_vqa.py",
+            _fixed(pointing.robopoint_answer),
+            _grid(1.0),
+            truncate=True,
+            points_only=True,
+        ),
+        Family(
+            "gemini",
+            '[{"point": [y, x], "label": ...}] or [{"box_2d": [ymin, xmin, ymax, xmax], ...}] after a ```json fence '
+            "(the first entry)",
+            "a 0-1000 grid over the image, y first",
+            "https://github.com/google-gemini/cookbook/blob/main/examples/Spatial_understanding_3d.ipynb; "
+            "https://github.com/google-gemini/cookbook/blob/main/quickstarts/Spatial_understanding.ipynb; "
+            "https://ai.google.dev/gemini-api/docs/robotics-overview",
+            _fixed(pointing.gemini_answer),
+            _grid(1000.0),
+            lenient=pointing.gemini_embedded,
+            points_only=True,
         ),
     )
 }

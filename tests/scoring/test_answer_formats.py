@@ -153,7 +153,7 @@ def test_integer_answers_on_a_box_edge_score_as_the_normalised_comparison() -> N
 def test_every_documented_name_exists_and_lists_its_source() -> None:
     assert names() == [
         "groundbench", "pixels", "norm1", "norm1000", "qwen2.5-vl", "qwen3-vl", "qwen2-vl", "os-atlas",
-        "ui-tars", "uground", "aguvis", "showui", "seeclick",
+        "ui-tars", "uground", "aguvis", "showui", "seeclick", "molmo", "robopoint", "gemini",
     ]  # fmt: skip
     assert all(entry["source"] and entry["frame"] and entry["syntax"] for entry in listing())
 
