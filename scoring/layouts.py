@@ -311,7 +311,8 @@ def _text_icon_avg(keep: Select) -> tuple[CellRule, ...]:
     )
 
 
-PRO_GROUPS = ("CAD", "Dev", "Creative", "Scientific", "Office", "OS")  # the ScreenSpot-Pro paper's column order
+# The official leaderboard's order (leaderboard_submission.ipynb: group_names), each group Text / Icon / Avg.
+PRO_GROUPS = ("Dev", "Creative", "CAD", "Scientific", "Office", "OS")
 
 
 def _pro_groups(items: Sequence[Item]) -> list[RowRule]:
@@ -394,8 +395,9 @@ LAYOUTS: dict[str, Layout] = {
         sources=(
             f"{SCREENSPOT_PRO_SOURCE}: evaluate_leaderboard_simple_style (per group), evaluate_overall, "
             "calc_metric_for_result_list (text_acc, icon_acc, action_acc: micro rates, wrong_format a miss)",
-            "ScreenSpot-Pro paper (arXiv 2504.07981) table: groups CAD, Dev, Creative, Scientific, Office, OS; "
-            "percent with one decimal",
+            "likaixin2000/ScreenSpot-Pro-GUI-Grounding@bd8bbbb:leaderboard_submission.ipynb: the leaderboard's groups "
+            "Dev, Creative, CAD, Scientific, Office, OS, each text / icon / avg, and overall; percent with one decimal "
+            "as the ScreenSpot-Pro paper prints it",
         ),
     ),
     "screenspot-pro-apps": Layout(
@@ -405,7 +407,10 @@ LAYOUTS: dict[str, Layout] = {
         columns=("Text", "Icon", "Avg"),
         decimals=1,
         rows=_pro_applications,
-        sources=(f"{SCREENSPOT_PRO_SOURCE}: evaluate_leaderboard_detailed_style (per application), evaluate_overall",),
+        sources=(
+            f"{SCREENSPOT_PRO_SOURCE}: evaluate_leaderboard_detailed_style (per application), evaluate_overall; "
+            "leaderboard_submission.ipynb: each application text / icon / avg; percent with one decimal",
+        ),
     ),
     "screenspot": Layout(
         name="screenspot",

@@ -95,7 +95,7 @@ PRO = [
 def test_screenspot_pro_groups_and_overall_as_the_official_script() -> None:
     (table,) = layout_tables(LAYOUTS["screenspot-pro"], scored("gui_screenspot_pro", PRO), resamples=20)
     got = cells(table)
-    assert [r.label for r in table.models["m"]] == ["CAD", "Dev", "Creative", "Scientific", "Office", "OS", "Overall"]
+    assert [r.label for r in table.models["m"]] == ["Dev", "Creative", "CAD", "Scientific", "Office", "OS", "Overall"]
     assert got[("CAD", "Text")] == (2, 3, pytest.approx(200 / 3))
     assert got[("CAD", "Icon")] == (0, 2, 0.0)
     assert got[("CAD", "Avg")] == (2, 5, 40.0)
@@ -259,8 +259,8 @@ def test_every_format_shows_the_cells_the_baseline_and_the_rules() -> None:
     (view,) = _view()
     text = markdown([view], ["a notice"])
     assert text.startswith("> **⚠️ a notice**")
-    assert "| m | CAD | 66.7 [" in text and "ours 2/3 · theirs 3/3 |" in text
-    assert "| centre-click | CAD | 66.7 [" in text  # the baseline block, no theirs
+    assert "| m | Dev | 100.0 [" in text and "|  | CAD | 66.7 [" in text and "ours 2/3 · theirs 3/3 |" in text
+    assert "| centre-click | Dev | 0.0 [0.0, 0.0] 0/1 | 33.3 [" in text  # the baseline block, no theirs
     assert "likaixin2000/ScreenSpot-Pro-GUI-Grounding@bd8bbbb:eval_screenspot_pro.py" in text
     tex = latex([view])
     assert tex.count("\\begin{tabular}{llrrr}") == 1 and "\\toprule" in tex and "\\bottomrule" in tex
