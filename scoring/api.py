@@ -119,6 +119,8 @@ class ScoreOptions:
 
 
 def check_layouts(names: Iterable[str]) -> None:
+    if isinstance(names, str):
+        raise GroundBenchError("settings", "layouts", f"expected a list of layout names, got the string {names!r}")
     for name in names:
         if name not in LAYOUTS:
             reason = f"expected a table layout, one of {', '.join(LAYOUTS)}; got {name!r}"

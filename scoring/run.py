@@ -21,6 +21,7 @@ from groundbench.scoring.api import ScoreOptions, ScoreReport, check_resamples, 
 from groundbench.scoring.compare import compare
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.layout_render import terminal, views
+from groundbench.scoring.layouts import LayoutTable
 from groundbench.scoring.notice import say_synthetic
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import provenance_lines, summary_table, terminal_table, write_csv, write_json
@@ -54,9 +55,7 @@ def run_score(
         err.print(escape(report.warning), style="bold yellow", soft_wrap=True)
     write_outputs(report, outputs)
     print_result(report.metrics, report.gate, out, verbose, report.answer_formats)
-    for name in report.layouts:
-        for view in views([("", report.layouts)], name):
-            out.print(terminal(view))
+    print_layouts(report.layouts, out)
     err.print(
         f"scored {len(report.predictions)} predictions ({len(report.missing)} expected rows missing, "
         f"{len(report.excluded_predictions)} for excluded rows not scored) into {len(report.metrics)} metric rows",
@@ -72,6 +71,13 @@ def write_outputs(report: ScoreReport, outputs: ScoreOutputs) -> None:
         write_csv(outputs.csv, report.metrics, report.gate, report.synthetic_configs)
     if outputs.missing is not None:
         write_text(outputs.missing, "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing))
+
+
+def print_layouts(layouts: Mapping[str, list[LayoutTable]], out: Console) -> None:
+    """Each official table asked for (``--layout``), in the terminal form of ``scoring.layout_render``."""
+    for name in layouts:
+        for view in views([("", dict(layouts))], name):
+            out.print(terminal(view))
 
 
 def print_banners(banners: Sequence[str], notice: str | None, synthetic: Sequence[str], err: Console) -> None:

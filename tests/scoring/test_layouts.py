@@ -292,3 +292,13 @@ def test_tables_round_trip_through_the_report_json() -> None:
     (table,) = layout_tables(LAYOUTS["screenspot-pro"], items, their_lines(), resamples=20)
     back = LayoutTable.from_dict(table.to_dict())
     assert back == table
+
+
+@pytest.mark.parametrize("layouts", [["screenspot-prp"], "screenspot-pro"])
+def test_a_misspelt_layout_is_refused_before_anything_is_read(layouts: Any, tmp_path: Any) -> None:
+    from groundbench.errors import GroundBenchError
+    from groundbench.scoring import score
+
+    with pytest.raises(GroundBenchError) as refused:
+        score([], folder=tmp_path / "nothing", layouts=layouts)
+    assert "screenspot-prp" in str(refused.value) or "a list of layout names" in str(refused.value)

@@ -93,7 +93,8 @@ def test_score_layout_cells_equal_the_hand_counts_and_change_nothing_else(
     # without --layout the output is what it was: the report lacks only the layouts key, the terminal the tables
     plain, report = json.loads((where / "plain.json").read_text()), json.loads((where / "scores.json").read_text())
     assert "layouts" not in plain and {k: v for k, v in report.items() if k != "layouts"} == plain
-    assert out.startswith(plain_out) and "ScreenSpot-Pro (leaderboard_simple_style and overall)" in out[len(plain_out) :]
+    assert out.startswith(plain_out)
+    assert "ScreenSpot-Pro (leaderboard_simple_style and overall)" in out[len(plain_out) :]
     assert err == plain_err
 
     (simple,) = report["layouts"]["screenspot-pro"]
