@@ -302,3 +302,17 @@ def test_a_misspelt_layout_is_refused_before_anything_is_read(layouts: Any, tmp_
     with pytest.raises(GroundBenchError) as refused:
         score([], folder=tmp_path / "nothing", layouts=layouts)
     assert "screenspot-prp" in str(refused.value) or "a list of layout names" in str(refused.value)
+
+
+def test_csv_of_the_screenspot_layout_has_the_mean_of_six_on_the_overall_line_only() -> None:
+    tables = layout_tables(LAYOUTS["screenspot"], scored("gui_screenspot_v2", SCREENSPOT), resamples=20)
+    lines = list(csv.DictReader(io.StringIO(to_csv(views([("r", {"screenspot": tables})], "screenspot")))))
+    ours = {line["row"]: line for line in lines if line["kind"] == "ours"}
+    assert list(ours) == ["Mobile", "Desktop", "Web", "Overall"] and {line["configs"] for line in lines} == {
+        "gui_screenspot_v2"
+    }
+    assert float(ours["Overall"]["Mean of 6"]) == pytest.approx((100 / 3 + 100 + 0 + 50 + 100 + 0) / 6)
+    assert float(ours["Overall"]["Avg"]) == pytest.approx(400 / 9)
+    assert ours["Mobile"]["Mean of 6"] == "" and float(ours["Mobile"]["Text"]) == pytest.approx(100 / 3)
+    (view,) = views([("r", {"screenspot": tables})], "screenspot")
+    assert "47.2 [" in markdown([view]) and "mean of 6, n=9" in markdown([view])
