@@ -16,6 +16,9 @@ PROFILE_HELP = (
     "a model family's profile: its documented GUI prompt, the frame it is sent (Qwen's smart_resize where its "
     "processor would) and its answer format, recorded on every line (`groundbench profiles` lists them)"
 )
+# `score --layout` and `table --layout`: the names of scoring/layouts.py's LAYOUTS, written here so that building the
+# parser imports no scoring code (tests/scoring/test_layouts.py checks they are the registry's).
+LAYOUT_NAMES = ("screenspot-pro", "screenspot-pro-apps", "screenspot", "pointerbench")
 # What `score`, `eval` and `eval-log` print: the headline figures; every metric with --verbose (always in the JSON).
 VERBOSE = argparse.ArgumentParser(add_help=False)
 VERBOSE.add_argument(

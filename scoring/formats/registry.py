@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.scoring.formats import computer_use, providers, resize, specialists, syntax, uitars
-from groundbench.scoring.formats.syntax import Read
+from groundbench.scoring.formats import computer_use, pointing, providers, resize, specialists, syntax, uitars
+from groundbench.scoring.formats.syntax import Found, Read
 
 DEFAULT = "groundbench"
 Size = tuple[int, int]
@@ -143,13 +143,16 @@ class Family:
     reader: Callable[[str, str], Read] | None  # None: GroundBench's own JSON, read as before
     frame_size: Callable[[Size, Mapping[str, Any]], tuple[float, float]]
     params: tuple[Param, ...] = ()
-    rounding: str = ""  # how the adapter maps a pixel back: TRUNC (int()), ROUND (round()), or unrounded
+    truncate: bool = False  # the adapter truncates the mapped pixel (int())
+    rounds: bool = False  # the adapter rounds the mapped pixel (Claude's computer.py: round(x / (target / screen)))
+    # What a tolerant reader finds where the official one found nothing; None: ``syntax.recover`` (x before y).
+    lenient: Callable[[str], Found | None] | None = None
+    # A pointing family: its answer is points only, so on object-part rows it names no part and no action
+    # (``parse.POINT_ONLY``), and every point it gives is kept (``pointing.Pointed``).
+    points_only: bool = False
     refusal: str = ""  # the family's documented "no target" answer, read as a refusal ("" where it has none)
     configured: Callable[[Mapping[str, Any]], Callable[[str, str], Read]] | None = None  # a reader set by parameters
     check: Callable[[Mapping[str, Any]], str | None] | None = None  # what is wrong with a spec's parameters, or None
-
-
-TRUNC, ROUND = "trunc", "round"
 
 
 def _fixed(reader: Callable[[str], Read]) -> Callable[[str, str], Read]:
@@ -258,7 +261,7 @@ FAMILIES: dict[str, Family] = {
             "https://github.com/OSU-NLP-Group/UGround/blob/main/grounding/uground_qwen2vl_serve.py",
             _fixed(syntax.uground_answer),
             _grid(1000.0),
-            rounding=TRUNC,
+            truncate=True,
         ),
         Family(
             "aguvis",
@@ -286,6 +289,42 @@ FAMILIES: dict[str, Family] = {
             _grid(1.0),
         ),
         Family(
+            "molmo",
+            '<point x="61.5" y="40.6" alt="...">...</point> or <points x1=".." y1=".." x2=".." ...>, the whole answer '
+            "(the first point)",
+            "percent (0-100) of the image",
+            "https://github.com/allenai/molmo/blob/main/olmo/eval/evaluators.py (PointingEval, is_valid_format); "
+            "https://github.com/allenai/molmo/blob/main/olmo/util.py (extract_points); "
+            "https://github.com/allenai/olmo-ui/blob/main/src/components/thread/points/molmo1/extractPointData.ts",
+            _fixed(pointing.molmo_answer),
+            _grid(100.0),
+            lenient=pointing.molmo_embedded,
+            points_only=True,
+        ),
+        Family(
+            "robopoint",
+            "[(0.56, 0.43), (x2, y2), ...] (the first tuple; 4-tuples are boxes)",
+            "fractions 0-1 of the image where a number has a decimal point, else pixels (truncated, as its scorer)",
+            "https://github.com/wentaoyuan/RoboPoint/blob/master/robopoint/eval/summarize_vqa.py",
+            _fixed(pointing.robopoint_answer),
+            _grid(1.0),
+            truncate=True,
+            points_only=True,
+        ),
+        Family(
+            "gemini",
+            '[{"point": [y, x], "label": ...}] or [{"box_2d": [ymin, xmin, ymax, xmax], ...}] after a ```json fence '
+            "(the first entry)",
+            "a 0-1000 grid over the image, y first",
+            "https://github.com/google-gemini/cookbook/blob/main/examples/Spatial_understanding_3d.ipynb; "
+            "https://github.com/google-gemini/cookbook/blob/main/quickstarts/Spatial_understanding.ipynb; "
+            "https://ai.google.dev/gemini-api/docs/robotics-overview",
+            _fixed(pointing.gemini_answer),
+            _grid(1000.0),
+            lenient=pointing.gemini_embedded,
+            points_only=True,
+        ),
+        Family(
             "claude-computer-use",
             'the computer tool\'s input {"action": "left_click", "coordinate": [x, y]} (alone, in its tool_use block '
             "or in the message's content list; the first click action), two non-negative integers",
@@ -296,7 +335,7 @@ FAMILIES: dict[str, Family] = {
             _fixed(computer_use.claude_answer),
             _claude,
             CLAUDE_PARAMS,
-            rounding=ROUND,
+            rounds=True,
         ),
         Family(
             "openai-computer-use",
@@ -463,9 +502,9 @@ class AnswerFormat:
         out = []
         for index, value in enumerate(coords):
             side, frame = sides[index % 2]
-            if self.family.rounding == TRUNC:
+            if self.family.truncate:
                 out.append(float(math.trunc(value / frame * side)))
-            elif self.family.rounding == ROUND:  # computer.py: round(x / (target_width / width))
+            elif self.family.rounds:  # computer.py: round(x / (target_width / width))
                 out.append(float(round(value / (frame / side))))
             else:
                 out.append(value * side / frame)

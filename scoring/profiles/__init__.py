@@ -42,6 +42,7 @@ from groundbench.scoring.formats.providers import NONE as NO_PROVIDER
 from groundbench.scoring.formats.registry import Size
 
 PIXELS, GRID_1000, GRID_1 = "pixels", "0-1000", "0-1"
+PERCENT, GRID_1000_YX = "0-100", "0-1000, y first"  # Molmo's percent; Gemini's [y, x] / [ymin, xmin, ymax, xmax]
 QWEN_SYSTEM = "qwen_computer_use_system"
 
 
@@ -57,6 +58,7 @@ class Style:
     keeps_special_tokens: bool = False  # the answer's syntax is special tokens the server must not strip
     body: Mapping[str, Any] = field(default_factory=dict)  # request options the family's own adapter sends
     drops_final_period: bool = False  # the adapter strips one trailing "." from the instruction
+    answer: str | None = None  # the object-part rows' answer block (a pointing family's own); None: by frame
 
 
 # ScreenSpot-Pro's holo1_5.py decodes under its ClickAbsoluteAction JSON schema (vLLM guided decoding).
@@ -87,6 +89,11 @@ STYLES: dict[str, Style] = {
     "aguvis": Style("aguvis_gui", "aguvis_system", GRID_1),
     "showui": Style("showui_gui", None, GRID_1),
     "seeclick": Style("seeclick_gui", None, GRID_1),
+    # The pointing families: their documented pointing prompt on GUI rows, and on object-part rows the condition's
+    # words with that prompt as the answer block (they answer a point: no part, no action).
+    "molmo": Style("molmo_gui", None, PERCENT, answer="molmo_answer"),
+    "robopoint": Style("robopoint_gui", None, GRID_1, answer="robopoint_answer"),
+    "gemini": Style("gemini_gui", None, GRID_1000_YX, answer="gemini_answer"),
     "claude-computer-use": Style("claude_computer_use_gui", None, PIXELS, resized=True),
     "openai-computer-use": Style("openai_computer_use_gui", None, PIXELS, resized=True),
     "glm-v": Style("glm-v_gui", None, GRID_1000, keeps_special_tokens=True),
@@ -167,7 +174,7 @@ class Profile:
                 return [(n, base_text(n)) for n in template_names(condition)]
             return [(f"{role}/{t}", profile_text(t)) for role, t in [*names_, ("user", style.gui)] if t]
         base = [(n, base_text(n)) for n in template_names(condition)]
-        block = ANSWER_BLOCKS.get(style.frame)
+        block = style.answer or ANSWER_BLOCKS.get(style.frame)
         return [(n, profile_text(block)) if block and n == "answer" else (n, t) for n, t in base]
 
     def template_hash(self, condition: str) -> str:
@@ -215,7 +222,7 @@ def in_frame(row: Mapping[str, Any], frame: str) -> dict[str, Any]:
     """A copy of the row whose part geometry is stated on the grid of ``frame`` (pixels: unchanged)."""
     if frame == PIXELS:
         return dict(row)
-    side, digits = (1000.0, 1) if frame == GRID_1000 else (1.0, 4)
+    side, digits = FRAME_GRIDS[frame]
     sx, sy = side / float(row["width"]), side / float(row["height"])
     stated = copy.deepcopy(dict(row))
     for part in stated.get("parts") or []:
@@ -225,7 +232,17 @@ def in_frame(row: Mapping[str, Any], frame: str) -> dict[str, Any]:
         if part.get("bbox_xyxy"):
             x0, y0, x1, y1 = part["bbox_xyxy"]
             part["bbox_xyxy"] = [round(v, digits) for v in (x0 * sx, y0 * sy, x1 * sx, y1 * sy)]
+        if frame == GRID_1000_YX:  # Gemini's order: [y, x] and [ymin, xmin, ymax, xmax]
+            if part.get("point_xy"):
+                part["point_xy"] = part["point_xy"][::-1]
+            if part.get("bbox_xyxy"):
+                x0, y0, x1, y1 = part["bbox_xyxy"]
+                part["bbox_xyxy"] = [y0, x0, y1, x1]
     return stated
+
+
+# frame -> (grid side, decimals the geometry is stated with)
+FRAME_GRIDS = {GRID_1000: (1000.0, 1), GRID_1: (1.0, 4), PERCENT: (100.0, 1), GRID_1000_YX: (1000.0, 0)}
 
 
 def _fractions(row: Mapping[str, Any]) -> dict[str, str]:

@@ -245,3 +245,57 @@ def test_the_uground_prompt_is_its_serve_scripts_text() -> None:
         "- Your answer should be a single string (x, y) corresponding to the point of the interest.\n\n"
         "Description: the search box\n\nAnswer:"
     )
+
+
+def test_eval_with_the_robopoint_profile_scores_as_where2place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
+) -> None:
+    """RoboPoint asked on object-part rows through a loopback server: the prompt ends in its documented answer
+    block (a list of 0-1 tuples), the image is sent as it is, and the answers (several points, a box, a far
+    point, a refusal) are scored as point-only answers: the headline reads the first point; beside it, the mean
+    of points inside the target's mask equals RoboPoint's summarize_vqa.py restated on each row's decoded mask."""
+    from tests.scoring.test_pointing_formats import robopoint_answers, where2place
+
+    config, condition = "curated_umd", "part_named"
+    rows = sorted(
+        (r for r in read_config(published_sample, config) if condition in (r.get("conditions") or [])),
+        key=lambda r: r["example_id"],
+    )
+    replies: dict[str, str] = {}
+
+    def reply(asked: Asked) -> str:
+        assert "formatted as a list of tuples, i.e. [(x1, y1), (x2, y2), ...]" in asked.prompt
+        assert "The coordinates should be between 0 and 1" in asked.prompt
+        (row,) = [
+            r for r in rows if r["image_sha256"] == asked.image_sha256 and f'"{r["target_part_id"]}"' in asked.prompt
+        ]
+        assert asked.image_size == (row["width"], row["height"])  # sent as it is: RoboPoint's frame is the image
+        replies[row["example_id"]] = robopoint_answers(row)[rows.index(row) % 5]
+        return replies[row["example_id"]]
+
+    out = tmp_path / "run"
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        command = ["eval", config, "--condition", condition, "--model", "openai-api/stub/stub-vlm"]
+        command += ["--data", str(published_sample), "--profile", "robopoint", "--out", str(out)]
+        assert main([*command, "--display", "none", "--max-connections", "1"]) == 0
+    assert len(stub.asked) == len(rows) == len(replies)
+    report = json.loads((out / "scores.json").read_text())
+    metrics = {m["metric"]: m for m in report["metrics"] if m["condition"] == condition}
+    assert metrics["point_only_rate"]["count"] == sum(i % 5 != 4 for i in range(len(rows)))
+    assert metrics["action_accuracy"]["count"] == 0
+    expected = [where2place(r, replies[r["example_id"]]) for r in rows]
+    assert metrics["point_in_mask_mean_of_points"]["value"] == pytest.approx(sum(expected) / len(expected))
+    assert metrics["localization_in_target_region"]["count"] == sum(i % 5 in (0, 1, 2) for i in range(len(rows)))
+    assert report["profiles"] == {"openai-api/stub/stub-vlm": "robopoint"}
+    assert metrics["point_only_rate"]["answer_format"] == "robopoint"
+    # `requests --profile robopoint` writes what the server was asked, under the same template hash
+    lines = [json.loads(t) for t in (out / "predictions.jsonl").read_text().splitlines()]
+    requests = tmp_path / "requests.jsonl"
+    asks = ["requests", config, "--condition", condition, "--data", str(published_sample), "--profile", "robopoint"]
+    assert run_cli(tmp_path, *asks, "--out", str(requests), "--images", str(tmp_path / "images")) == 0
+    asked = {(a.prompt, a.image_sha256) for a in stub.asked}
+    for line in map(json.loads, requests.read_text().splitlines()):
+        assert (line["prompt"], line["image"]["sha256"]) in asked and line["answer_format"] == "robopoint"
+        assert line["template_sha256"] == lines[0]["template_sha256"]

@@ -153,9 +153,9 @@ def test_integer_answers_on_a_box_edge_score_as_the_normalised_comparison() -> N
 def test_every_documented_name_exists_and_lists_its_source() -> None:
     assert names() == [
         "groundbench", "pixels", "norm1", "norm1000", "qwen2.5-vl", "qwen3-vl", "qwen2-vl", "os-atlas",
-        "ui-tars", "uground", "aguvis", "showui", "seeclick", "claude-computer-use", "openai-computer-use", "glm-v",
-        "internvl", "cogagent", "minicpm-v", "kimi-vl", "agentcpm-gui", "ui-venus", "ui-venus-2", "gta1", "holo1.5",
-        "infigui-g1",
+        "ui-tars", "uground", "aguvis", "showui", "seeclick", "molmo", "robopoint", "gemini", "claude-computer-use",
+        "openai-computer-use", "glm-v", "internvl", "cogagent", "minicpm-v", "kimi-vl", "agentcpm-gui", "ui-venus",
+        "ui-venus-2", "gta1", "holo1.5", "infigui-g1",
     ]  # fmt: skip
     assert all(entry["source"] and entry["frame"] and entry["syntax"] for entry in listing())
 
