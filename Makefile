@@ -73,12 +73,16 @@ lint: $(STAMP)
 # first, then the light runtime alone and the runtime with the build extra, each constrained to the first venv's
 # versions so the files never disagree (inspect-ai caps fsspec, which datasets and dvc share). The build lock holds
 # what the build extra adds to the light set, the dev lock what the first venv adds to both. Pins resolve for
-# Python 3.11 (the oldest supported) and must also install on 3.12 and 3.13.
+# Python 3.11 (the oldest supported) and must also install on 3.12 and 3.13. `make lock KEEP=1` resolves within
+# the current pins (after moving a package between extras: every version stays, so the build stays the same).
 FREEZE = bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)( @|==)'
+KEEP ?=
 lock:
 	rm -rf .lockenv .lockenv-build .lockenv-dev
 	for env in .lockenv .lockenv-build .lockenv-dev; do $(PYTHON) -m venv $$env; done
-	.lockenv-dev/bin/pip install --quiet --upgrade pip setuptools && .lockenv-dev/bin/pip install --quiet ".[dev]"
+	grep -hv '^#' requirements.lock requirements-build.lock requirements-dev.lock > .lockenv-dev/pinned.txt
+	.lockenv-dev/bin/pip install --quiet --upgrade $(if $(KEEP),-c .lockenv-dev/pinned.txt) pip setuptools
+	.lockenv-dev/bin/pip install --quiet $(if $(KEEP),-c .lockenv-dev/pinned.txt) ".[dev]"
 	.lockenv-dev/$(FREEZE) > .lockenv-dev/all.txt
 	.lockenv/bin/pip install --quiet --upgrade -c .lockenv-dev/all.txt pip setuptools
 	.lockenv/bin/pip install --quiet -c .lockenv-dev/all.txt .
