@@ -23,6 +23,7 @@ from groundbench.scoring.metrics import score as metric_rows
 from groundbench.scoring.parse import finite_json
 from groundbench.scoring.predictions import Joined, expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import COLUMNS
+from groundbench.scoring.syntax_hint import syntax_hint
 
 NOT_GATED = (
     "NOT GATED: the prediction lines carry none of dataset_version / manifest_sha256 / template_sha256, "
@@ -44,6 +45,8 @@ class ScoreReport:
     profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile it was asked under
     warning: str | None = None  # the frame-mistake warning, if the headline looks like one
     layouts: dict[str, list[LayoutTable]] = field(default_factory=dict)  # --layout NAME: the official tables
+    hint: str | None = None  # the syntax hint, if most answers are malformed but another format reads them
+    ignored_keys: dict[str, int] = field(default_factory=dict)  # unknown keys lines carry -> lines carrying each
 
     @property
     def notice(self) -> str | None:
@@ -69,6 +72,8 @@ class ScoreReport:
                 "answer_formats": self.answer_formats,
                 "profiles": self.profiles,
                 "frame_warning": self.warning,
+                "syntax_hint": self.hint,
+                "ignored_keys": self.ignored_keys,
                 **({"layouts": layouts} if layouts else {}),
             }
         )
@@ -203,6 +208,10 @@ def score_joined(
     if notice:
         banners.insert(0, notice)
     warning = frame_warning(items, specs)
+    hint = syntax_hint(joined.items, joined.malformed, joined.formats)
+    ignored = joined.unknown_keys.summary(joined.lines)
+    banners += [f"IGNORED: the prediction lines carry {ignored}"] if ignored else []
+    banners += [hint] if hint else []
     formats = {model: fmt.describe() for model, fmt in sorted(joined.formats.items())}
     tables = {name: _layout(name, items, theirs or {}, options, source) for name in options.layouts}
     return ScoreReport(
@@ -218,6 +227,8 @@ def score_joined(
         dict(sorted(joined.profiles.items())),
         warning,
         tables,
+        hint,
+        dict(joined.unknown_keys.lines.most_common()),
     )
 
 

@@ -19,6 +19,7 @@ from groundbench.loaders.records import read_config, read_records
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.scoring.api import ScoreOptions, ScoreReport, check_resamples, score_path
 from groundbench.scoring.compare import compare
+from groundbench.scoring.formats import DEFAULT, parse_format
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.layout_render import terminal, views
 from groundbench.scoring.layouts import LayoutTable
@@ -123,14 +124,20 @@ def run_compare(
     json_out: Path | None,
     out: Console,
     err: Console | None = None,
+    answer_formats: Sequence[str] = (DEFAULT,),
 ) -> int:
-    """The paired differences on ``out``; the synthetic notice on ``err`` (default: standard error)."""
+    """The paired differences on ``out``; the synthetic notice on ``err`` (default: standard error).
+    ``answer_formats``: one format reading both files' lines that name none, or two (A's, then B's)."""
     check_resamples(resamples)
+    formats = [parse_format(spec) for spec in answer_formats]  # a misspelt format fails before any file is read
+    if len(formats) not in (1, 2):
+        reason = f"given {len(formats)} times: expected once (both files) or twice (A's, then B's)"
+        raise GroundBenchError("command line", "--answer-format", reason)
     gate = folder_gate(folder)
     rows = read_rows(folder)
     sides = []
-    for path in (a, b):
-        joined = join(read_prediction_lines(path), rows, gate, source=str(path))
+    for path, fmt in zip((a, b), (formats[0], formats[-1]), strict=True):
+        joined = join(read_prediction_lines(path), rows, gate, source=str(path), answer_format=fmt)
         sides.append(expand(joined.items, rows)[0])
     entries = compare(sides[0], sides[1], seed, resamples)
     if not entries:
@@ -164,6 +171,7 @@ def run_compare(
             "gate": gate.to_dict(),
             "seed": seed,
             "resamples": resamples,
+            "answer_formats": {"a": formats[0].spec, "b": formats[-1].spec},
             "differences": entries,
             "synthetic_configs": synthetic,
             "notice": notice or None,

@@ -20,7 +20,7 @@ from groundbench.core.project import find_project
 from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import resolve_folder
-from groundbench.results import plots, table
+from groundbench.results import table
 from groundbench.results.export import export_run
 from groundbench.results.runs import (
     Run,
@@ -133,6 +133,8 @@ def _compare_notice(args: argparse.Namespace, comparisons: list[tuple[str, dict[
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from groundbench.results import plots  # matplotlib (the plots extra): only this command draws
+
     runs = _runs(args) if args.runs else []
     comparisons = _comparisons(args.compare)
     for path, (_, payload) in zip(args.compare, comparisons, strict=True):

@@ -17,7 +17,7 @@ from groundbench.stages.built import absent_reasons, published_configs, syntheti
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.stages.hffolder import assemble
 from groundbench.stages.options import console, params, root
-from groundbench.stages.paths import HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
+from groundbench.stages.paths import BUILD_LOCK_FILE, HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
 
 if TYPE_CHECKING:
     from groundbench.core.params import Params
@@ -61,13 +61,14 @@ def audit_files(root: Path, params: Params) -> dict[str, tuple[str, Path]]:
 
 
 def facts_meta(root: Path, params: Params) -> FactsMeta:
-    lock = root / LOCK_FILE
+    lock, build_lock = root / LOCK_FILE, root / BUILD_LOCK_FILE
     sources = params.sources.model_dump()
     return FactsMeta(
         version=params.dataset.version,
         default=DEFAULT_CONFIG,
         source_settings={name: source_setting(value) for name, value in sorted(sources.items())},
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+        build_lock_sha256=sha256_file(build_lock) if build_lock.is_file() else "(no requirements-build.lock)",
         absent=absent_reasons(root),
         source_provenance=source_provenance(root, params),
         synthetic=synthetic_configs(params),

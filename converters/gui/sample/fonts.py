@@ -25,8 +25,9 @@ FONT_PACKAGE = "matplotlib"
 def font_dir() -> Path:
     spec = importlib.util.find_spec(FONT_PACKAGE)  # located, not imported: importing matplotlib is slow
     if spec is None or not spec.submodule_search_locations:
-        raise GroundBenchError(
-            "requirements.lock", FONT_PACKAGE, "expected the pinned matplotlib package (DejaVu fonts)"
+        # the plots extra is not installed: the command line names it (groundbench/core/extras.py)
+        raise ModuleNotFoundError(
+            f"No module named {FONT_PACKAGE!r} (its DejaVu fonts draw the text)", name=FONT_PACKAGE
         )
     return Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
 
