@@ -13,7 +13,6 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "build": (
         "cv2",
         "dask",
-        "defusedxml",
         "distributed",
         "dvc",
         "embreex",
