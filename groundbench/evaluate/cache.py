@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
+from groundbench.evaluate.predictions import GATE_FIELDS, Line, json_line, key
 
 ANSWERS = "answers.jsonl"
 
@@ -68,7 +68,7 @@ class AnswerLog:
     def append(self, line: Mapping[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
+            handle.write(json_line(line))
             handle.flush()
             os.fsync(handle.fileno())
 

@@ -74,6 +74,18 @@ def key(line: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(line["config"]), str(line["condition"]), str(line["example_id"]))
 
 
+def json_line(line: Mapping[str, Any]) -> str:
+    """One JSON object on one line, in UTF-8 text where it can be: a reply holding a lone surrogate (broken
+    tokenizers emit ``\\ud800``) has no UTF-8 form, so that line is written with ``\\u`` escapes, which read back
+    to the same text."""
+    text = json.dumps(line, sort_keys=True, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(line, sort_keys=True, ensure_ascii=True)
+    return text + "\n"
+
+
 def jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
     """Sorted by (config, condition, example id), one canonical JSON object per line: same answers, same bytes."""
-    return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n" for line in sorted(lines, key=key))
+    return "".join(json_line(line) for line in sorted(lines, key=key))
