@@ -12,10 +12,10 @@ stays the ``response`` (with the ``resize``), read by the scorer in that format 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from groundbench.core.jsontext import dumps_utf8
 from groundbench.evaluate.images import Frame
 from groundbench.schemas.request_conditions import FREE_FORM, base_condition
 from groundbench.scoring.formats import DEFAULT
@@ -75,15 +75,8 @@ def key(line: Mapping[str, Any]) -> tuple[str, str, str]:
 
 
 def json_line(line: Mapping[str, Any]) -> str:
-    """One JSON object on one line, in UTF-8 text where it can be: a reply holding a lone surrogate (broken
-    tokenizers emit ``\\ud800``) has no UTF-8 form, so that line is written with ``\\u`` escapes, which read back
-    to the same text."""
-    text = json.dumps(line, sort_keys=True, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(line, sort_keys=True, ensure_ascii=True)
-    return text + "\n"
+    """One line of UTF-8 text; a reply holding a lone surrogate is written escaped (``core.jsontext``)."""
+    return dumps_utf8(line, sort_keys=True) + "\n"
 
 
 def jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
