@@ -40,7 +40,7 @@ from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
 from groundbench.evaluate.samples import NoValidRows, valid_example_ids
 from groundbench.evaluate.score import score_file
-from groundbench.evaluate.silence import stopped_answering
+from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, TRIES_WITHOUT_REPLY, stopped_answering
 from groundbench.evaluate.task import groundbench
 from groundbench.scoring.profiles import parse_profile
 
@@ -50,12 +50,6 @@ LOGS = "logs"
 # Providers built on the openai SDK retry on their own as well; inspect's retries are the ones we set.
 OPENAI_SDK_APIS = ("openai", "openai-api", "vllm", "sglang", "together", "fireworks", "groq", "ollama", "openrouter")
 Key = tuple[str, str, str]  # (config, condition, example id)
-# One try of a request waits this long for the reply (--attempt-timeout): a slow model answers well within it
-# (a grounding answer is a few dozen tokens; minutes of prefill and queueing are already a sick server).
-ATTEMPT_TIMEOUT = 120
-# A request whose tries time out is tried this many times at most, whatever --max-retries allows (inspect's
-# `timeout`, the whole request's bound, is this many tries' worth): a hung server ends a run in minutes.
-TRIES_WITHOUT_REPLY = 2
 
 
 @dataclass(frozen=True)

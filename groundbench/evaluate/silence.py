@@ -16,6 +16,12 @@ import math
 import time
 from dataclasses import dataclass
 
+# One try of a request waits this long for the reply (--attempt-timeout): a slow model answers well within it
+# (a grounding answer is a few dozen tokens; two minutes of prefill and queueing are already a sick server).
+ATTEMPT_TIMEOUT = 120
+# A request whose tries time out is tried this many times at most, whatever --max-retries allows (inspect's
+# `timeout`, the whole request's bound, is this many tries' worth): a hung server ends a run in minutes.
+TRIES_WITHOUT_REPLY = 2
 # Exceptions (by class name, anywhere in the chain) meaning no reply came: inspect's per-try timeout, the
 # openai SDK's and httpx's connection failures. By name: the provider's client package is optional.
 NO_REPLY = ("AttemptTimeoutError", "APITimeoutError", "TimeoutException")
