@@ -40,7 +40,7 @@ from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
 from groundbench.evaluate.samples import NoValidRows, valid_example_ids
 from groundbench.evaluate.score import score_file
-from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, TRIES_WITHOUT_REPLY, stopped_answering
+from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, request_timeout, stopped_answering
 from groundbench.evaluate.task import groundbench
 from groundbench.scoring.profiles import parse_profile
 
@@ -257,7 +257,7 @@ def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[Ev
         max_connections=settings.max_connections,
         max_retries=settings.max_retries,
         attempt_timeout=settings.attempt_timeout,
-        timeout=None if settings.attempt_timeout is None else TRIES_WITHOUT_REPLY * settings.attempt_timeout,
+        timeout=request_timeout(settings.attempt_timeout),
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
     )

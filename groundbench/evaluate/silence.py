@@ -19,9 +19,17 @@ from dataclasses import dataclass
 # One try of a request waits this long for the reply (--attempt-timeout): a slow model answers well within it
 # (a grounding answer is a few dozen tokens; two minutes of prefill and queueing are already a sick server).
 ATTEMPT_TIMEOUT = 120
-# A request whose tries time out is tried this many times at most, whatever --max-retries allows (inspect's
-# `timeout`, the whole request's bound, is this many tries' worth): a hung server ends a run in minutes.
+# A request whose tries time out is tried this many times at most, whatever --max-retries allows: a hung
+# server ends a run in minutes. inspect stops retrying once its `timeout` (the whole request's bound) has
+# passed at the end of a try; half a try more than one try's worth lets the second try start and stops after it.
 TRIES_WITHOUT_REPLY = 2
+
+
+def request_timeout(attempt_timeout: int | None) -> int | None:
+    """inspect's ``timeout`` for a request whose tries wait ``attempt_timeout`` each (whole seconds)."""
+    return None if attempt_timeout is None else math.ceil((TRIES_WITHOUT_REPLY - 0.5) * attempt_timeout)
+
+
 # Exceptions (by class name, anywhere in the chain) meaning no reply came: inspect's per-try timeout, the
 # openai SDK's and httpx's connection failures. By name: the provider's client package is optional.
 NO_REPLY = ("AttemptTimeoutError", "APITimeoutError", "TimeoutException")

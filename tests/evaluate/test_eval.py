@@ -499,3 +499,40 @@ def test_a_reply_with_a_lone_surrogate_is_kept_escaped_and_scored(
     )
     parsed = {m["metric"]: m for m in report["metrics"] if m["config"] == "curated_umd"}
     assert (parsed["strict_parse_rate"]["count"], parsed["strict_parse_rate"]["n"]) == (2, 3)
+
+
+def test_no_reply_is_told_from_a_reply_and_bounds_a_request_to_two_tries() -> None:
+    """A try that timed out or could not connect is no reply (a tenacity RetryError carries it as its last try's
+    exception); an HTTP error is a reply. inspect's whole-request bound lets a second try start, not a third."""
+    from inspect_ai.model._model import AttemptTimeoutError
+
+    from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, no_reply, request_timeout
+
+    class Attempt:  # tenacity's Future of the last try, as RetryError.last_attempt holds it
+        def __init__(self, exc: BaseException) -> None:
+            self.exc = exc
+
+        def exception(self) -> BaseException:
+            return self.exc
+
+    class RetryError(Exception):  # tenacity's, in shape
+        def __init__(self, last: Attempt) -> None:
+            super().__init__("RetryError")
+            self.last_attempt = last
+
+    def retried(exc: BaseException) -> RetryError:
+        return RetryError(Attempt(exc))
+
+    class APIConnectionError(Exception):  # the openai SDK's name
+        pass
+
+    class InternalServerError(Exception):
+        pass
+
+    assert no_reply(retried(AttemptTimeoutError(120))) == "timeout"
+    assert no_reply(retried(APIConnectionError("Connection error."))) == "unreachable"
+    assert no_reply(retried(InternalServerError("Error code: 500"))) is None
+    assert no_reply(ValueError("a bug")) is None
+    timeout = request_timeout(ATTEMPT_TIMEOUT)
+    assert timeout is not None and ATTEMPT_TIMEOUT < timeout < 2 * ATTEMPT_TIMEOUT
+    assert request_timeout(None) is None and request_timeout(1) == 2
