@@ -61,10 +61,11 @@ class Watch:
     def failed(self, exc: BaseException, started: float) -> None:
         """A row's request failed after its tries: the server stopped answering, if no reply is the cause and no
         row was answered meanwhile."""
-        kind = no_reply(exc)
-        if kind is None or self.last_answer >= started or self.silence is not None:
+        found = without_reply(exc)
+        if found is None or self.last_answer >= started or self.silence is not None:
             return
-        cause = " ".join(f"{type(exc).__name__}: {exc}".split())
+        kind, last = found
+        cause = " ".join(f"{type(last).__name__}: {last}".split())
         self.silence = Silence(kind == "unreachable", time.monotonic() - started, cause[:200])
 
     def refuse(self) -> None:
@@ -89,6 +90,12 @@ def forget(answers_folder: str) -> Watch | None:
 def no_reply(exc: BaseException) -> str | None:
     """``"timeout"`` or ``"unreachable"`` when an exception (a tenacity ``RetryError``: its last try) means no
     reply came from the server; None for anything else (an HTTP error is a reply)."""
+    found = without_reply(exc)
+    return None if found is None else found[0]
+
+
+def without_reply(exc: BaseException) -> tuple[str, BaseException] | None:
+    """:func:`no_reply`'s kind, and the exception in the chain that says so (what the error line names)."""
     seen: set[int] = set()
     todo: list[BaseException | None] = [exc]
     while todo:
@@ -98,9 +105,9 @@ def no_reply(exc: BaseException) -> str | None:
         seen.add(id(current))
         names = {cls.__name__ for cls in type(current).__mro__}
         if names & set(UNREACHABLE):
-            return "unreachable"
+            return "unreachable", current
         if names & set(NO_REPLY):
-            return "timeout"
+            return "timeout", current
         last = getattr(current, "last_attempt", None)  # tenacity's RetryError: the exception of its last try
         if last is not None and hasattr(last, "exception"):
             todo.append(last.exception())
