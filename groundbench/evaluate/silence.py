@@ -104,10 +104,10 @@ def without_reply(exc: BaseException) -> tuple[str, BaseException] | None:
             continue
         seen.add(id(current))
         names = {cls.__name__ for cls in type(current).__mro__}
+        if names & set(NO_REPLY):  # first: the openai SDK's APITimeoutError is an APIConnectionError
+            return "timeout", current
         if names & set(UNREACHABLE):
             return "unreachable", current
-        if names & set(NO_REPLY):
-            return "timeout", current
         last = getattr(current, "last_attempt", None)  # tenacity's RetryError: the exception of its last try
         if last is not None and hasattr(last, "exception"):
             todo.append(last.exception())

@@ -529,7 +529,11 @@ def test_no_reply_is_told_from_a_reply_and_bounds_a_request_to_two_tries() -> No
     class InternalServerError(Exception):
         pass
 
+    class APITimeoutError(APIConnectionError):  # the openai SDK's: a timeout, though a connection error by class
+        pass
+
     assert no_reply(retried(AttemptTimeoutError(120))) == "timeout"
+    assert no_reply(retried(APITimeoutError("Request timed out."))) == "timeout"
     assert no_reply(retried(APIConnectionError("Connection error."))) == "unreachable"
     assert no_reply(retried(InternalServerError("Error code: 500"))) is None
     assert no_reply(ValueError("a bug")) is None
