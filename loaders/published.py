@@ -115,6 +115,14 @@ def unknown_config(folder: Path, config: str, valid: Sequence[str]) -> GroundBen
     this build (the card gives the reason), any other is an unknown name (the shared wording)."""
     from groundbench.core.registry import BY_NAME  # the source folders' specs: declarations, nothing converted
 
+    recorded = recorded_data_files(folder) or {}
+    if any(name.startswith(f"data/{config}/") for name in recorded):  # built, but its files are not here
+        return GroundBenchError(
+            folder / "data" / config,
+            "config",
+            f"config {config!r} is in this build (its card records its data files) but was not pulled here: run "
+            f"`groundbench pull {config}` in the project (or `dvc pull`); configs here: {', '.join(valid)}",
+        )
     if config in BY_NAME and config != BASELINES_CONFIG:
         return GroundBenchError(
             folder,

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from groundbench.schemas.rows import target_type as row_target_type
 from groundbench.scoring.bootstrap import cluster_of, rate_interval
 from groundbench.scoring.gui_rules import (
     CLIPPED,
@@ -97,11 +98,9 @@ def rescaled_record(record: Mapping[str, Any] | None, row: Row, frame: float) ->
 
 
 def target_type(row: Row) -> str:
-    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category."""
-    gui = (row.get("extras") or {}).get("gui") or {}
-    part: Mapping[str, Any] = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), {})
-    kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or part.get("category")
-    return str(kind or "unknown")
+    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category:
+    the one definition ``preview --where target_type=`` filters on too."""
+    return row_target_type(row)
 
 
 def _gui_field(name: str) -> Callable[[Row], str | None]:

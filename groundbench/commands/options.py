@@ -43,7 +43,8 @@ WHERE.add_argument(
     metavar="TERM",
     help="keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. no_render) or a flag (e.g. "
     "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
-    "tag, flag, object_category, answer_type (action, class and quality describe the target part)",
+    "tag, flag, object_category, answer_type, target_type (action, class and quality describe the target part; "
+    "target_type is the type summary and score show, e.g. a GUI row's corner, where class is its cell_corner)",
 )
 
 

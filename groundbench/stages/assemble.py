@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from groundbench.core.manifests import sha256_file
 from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG
 from groundbench.fetch.provenance import source_provenance
+from groundbench.schemas.baselines_features import configs_counted
 from groundbench.stages.baselines_config import baselines_table
 from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
@@ -93,5 +94,6 @@ def run_assemble(root: Path, params: Params) -> DatasetFacts:
 
 def run(args: argparse.Namespace) -> int:
     facts = run_assemble(root(args), params(args))
-    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
+    counted = configs_counted(len(facts.configs), facts.baselines is not None)
+    console.print(f"data/groundbench: {counted}, card and croissant.json, version {facts.version}")
     return 0

@@ -299,3 +299,41 @@ def test_eval_with_the_robopoint_profile_scores_as_where2place(
     for line in map(json.loads, requests.read_text().splitlines()):
         assert (line["prompt"], line["image"]["sha256"]) in asked and line["answer_format"] == "robopoint"
         assert line["template_sha256"] == lines[0]["template_sha256"]
+
+
+def test_requests_under_a_resizing_profile_describe_the_image_they_name(tmp_path: Path, published_sample: Path) -> None:
+    """``requests --profile qwen2.5-vl --images``: the line's ``image`` (sha256, width, height) is the file its
+    ``path`` names, the resized PNG, so a harness that trusts the fields records what it sent; the row's image
+    stays named as ``image_sha256``, which the gate checks when a prediction line copies the request's fields."""
+    import hashlib
+
+    from PIL import Image
+
+    folder = frame_folder(
+        tmp_path / "data", [(2560, 1440), (1792, 1008)], published_sample
+    )  # 1792x1008: 28-aligned, sent as it is
+    rows = {r["example_id"]: r for r in read_config(folder, CONFIG)}
+    requests, images = tmp_path / "requests.jsonl", tmp_path / "images"
+    assert run_cli(tmp_path, "requests", CONFIG, "--condition", "gui", "--data", str(folder), "--profile", "qwen2.5-vl",
+                   "--out", str(requests), "--images", str(images)) == 0  # fmt: skip
+    lines = [json.loads(t) for t in requests.read_text().splitlines()]
+    resized = [line for line in lines if "resize" in line]
+    assert [tuple(line["resize"]["row_size"]) for line in resized] == [(2560, 1440)]
+    for line in lines:
+        image, row = line["image"], rows[line["example_id"]]
+        data = Path(image["path"]).read_bytes()
+        with Image.open(Path(image["path"])) as opened:
+            assert (image["width"], image["height"]) == opened.size
+        assert image["sha256"] == hashlib.sha256(data).hexdigest()
+        assert line.get("image_sha256", image["sha256"]) == row["image_sha256"]
+    (line,) = resized
+    assert (line["image"]["width"], line["image"]["height"]) == tuple(line["resize"]["sent_size"]) != (2560, 1440)
+    assert line["image"]["sha256"] != line["image_sha256"]
+    # A harness copies the request's fields onto its prediction lines: the gate checks the row's image and passes.
+    predictions = tmp_path / "predictions.jsonl"
+    keep = ("example_id", "config", "condition", "image", "image_sha256", "dataset_version", "manifest_sha256",
+            "template_sha256", "profile", "answer_format", "resize")  # fmt: skip
+    predicted = [{**{k: v for k, v in x.items() if k in keep}, "model": "m", "response": "(1, 2)"} for x in lines]
+    predictions.write_text("".join(json.dumps(p) + "\n" for p in predicted))
+    out = tmp_path / "scores.json"
+    assert run_cli(tmp_path, "score", str(predictions), "--data", str(folder), "--json", str(out)) == 0
