@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,15 +74,42 @@ def _table(text: str, path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def _cell(value: Any) -> str:
+    """A cell as the TSV dump writes it (pandas ``to_csv``): text as it is, a number as ``str``, empty as ""."""
+    return "" if value is None else value if isinstance(value, str) else str(value)
+
+
+def _sheet(path: Path) -> list[dict[str, str]]:
+    """VLMEvalKit's default dump (``to_excel``, ``{model}_{dataset}.xlsx``): the first sheet's header row and
+    rows, each cell as the TSV would hold it, so both dumps are read by one reader."""
+    from openpyxl import load_workbook  # only for xlsx: the other kinds never pay its import
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        workbook = load_workbook(path, read_only=True, data_only=True)
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, InvalidFileException) as exc:
+        raise GroundBenchError(path, "file", f"expected an xlsx workbook ({type(exc).__name__}: {exc})") from exc
+    try:
+        rows = workbook.worksheets[0].iter_rows(values_only=True)
+        header = [_cell(value) for value in next(rows, ())]
+        if not header:
+            raise GroundBenchError(path, "file", "expected a sheet with a header row, found an empty sheet")
+        width = len(header)  # a read-only sheet drops a row's trailing empty cells: padded back
+        return [
+            dict(zip(header, [*map(_cell, row[:width]), *[""] * (width - len(row))], strict=True))
+            for row in rows
+            if any(value is not None for value in row)
+        ]
+    finally:
+        workbook.close()
+
+
 def load(path: Path, kind: str) -> Any:
     """The parsed content of one file, as its framework's module reads it."""
-    if path.suffix.lower() in (".xlsx", ".xls"):
-        raise GroundBenchError(
-            path,
-            "file",
-            "xlsx is not read (openpyxl is not among GroundBench's dependencies): rerun VLMEvalKit "
-            "with PRED_FORMAT=tsv (or json), or save the sheet as TSV",
-        )
+    if path.suffix.lower() == ".xls":
+        raise GroundBenchError(path, "file", "expected .xlsx, .tsv or .json: an Excel 97 .xls sheet is not read")
+    if path.suffix.lower() == ".xlsx":
+        return _sheet(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:

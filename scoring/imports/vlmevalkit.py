@@ -15,8 +15,7 @@ is xyxy pixels; ScreenSpot's and v2's is ``[x, y, w, h]`` read as ``[x, y, x + w
 smaller than the official ``x + w``); ``-1`` is read as 0. A row with ``application`` and ``ui_type`` columns is
 a ScreenSpot_Pro row.
 
-xlsx is not read: its reader (openpyxl) is not among GroundBench's dependencies; rerun with ``PRED_FORMAT=tsv``
-(or ``json``), or save the sheet as TSV.
+All three dumps are read: the xlsx sheet (openpyxl) and the TSV give the same cells as text.
 """
 
 from __future__ import annotations

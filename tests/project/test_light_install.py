@@ -28,7 +28,7 @@ SOURCES = ("groundbench", "converters", "schemas", "loaders", "cards", "scoring"
 # Distributions of the build and eval extras a light install must not hold (pip's normalised names).
 NOT_LIGHT = {
     "dvc", "opencv-python-headless", "trimesh", "embreex", "dask", "distributed", "matplotlib", "scipy", "pandera",
-    "polars", "mlcroissant", "ruamel.yaml", "defusedxml", "inspect_ai", "openai",
+    "polars", "mlcroissant", "ruamel.yaml", "inspect_ai", "openai",
 }  # fmt: skip
 LINES = [
     {"example_id": "a/r1", "condition": "part_named", "model": "m", "response": '{"part": "door", "action": "pull"}'},

@@ -492,11 +492,34 @@ def test_vlmevalkit_tsv_joins_and_stored_is_its_own_click(folder: Path, tmp_path
     ]
 
 
-def test_vlmevalkit_xlsx_and_missing_columns_are_named(folder: Path, tmp_path: Path) -> None:
+def test_vlmevalkit_xlsx_is_read_as_its_tsv(folder: Path, tmp_path: Path) -> None:
+    """VLMEvalKit's default dump is ``DataFrame.to_excel`` of the same columns (numbers as numbers, text as
+    text): read cell for cell as the TSV."""
+    from openpyxl import Workbook
+
+    records = _v2_records()[:4]
+    answers = [f"pyautogui.click(x={0.01 * (i + 1)}, y=0.5)" for i in range(len(records))]
+    tsv = _vlmevalkit_tsv(tmp_path / "m_ScreenSpot_v2_Web.tsv", records, answers)
+    with tsv.open(encoding="utf-8", newline="") as handle:
+        cells = list(csv.reader(handle, delimiter="\t"))
+    workbook = Workbook()
+    for row in cells:  # the index column is a number in VLMEvalKit's DataFrame, and so in its sheet
+        workbook.active.append([int(cell) if cell.isdigit() else cell for cell in row])
+    xlsx = tmp_path / "m_ScreenSpot_v2_Web.xlsx"
+    workbook.save(xlsx)
+    from_tsv = _import(folder, tmp_path, [tsv], "vlmevalkit", V2, answer="stored")
+    tsv_lines = _lines(tmp_path)
+    from_xlsx = _import(folder, tmp_path, [xlsx], "vlmevalkit", V2, answer="stored")
+    assert from_xlsx["counts"] == from_tsv["counts"] and from_xlsx["counts"]["matched"] == 4
+    assert [line["point"] for line in _lines(tmp_path)] == [line["point"] for line in tsv_lines]
+
+
+def test_vlmevalkit_broken_xlsx_and_missing_columns_are_named(folder: Path, tmp_path: Path) -> None:
     xlsx = tmp_path / "m_ScreenSpot_v2_Web.xlsx"
     xlsx.write_bytes(b"PK\x03\x04")
-    with pytest.raises(GroundBenchError, match="PRED_FORMAT=tsv"):
+    with pytest.raises(GroundBenchError, match="expected an xlsx workbook") as error:
         _import(folder, tmp_path, [xlsx], "vlmevalkit", V2)
+    assert error.value.path == str(xlsx) and error.value.field == "file"
     tsv = tmp_path / "m.tsv"
     tsv.write_text('"index"\t"image_path"\t"bbox"\t"prediction"\n"1"\t"a.png"\t"[1, 2, 3, 4]"\t"x"\n')
     with pytest.raises(GroundBenchError) as error:
