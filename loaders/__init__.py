@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar, overload
 
-from groundbench.loaders.published import SPLIT, check_format_version, config_dir, content_key, resolve_folder
+from groundbench.loaders.published import (
+    SPLIT,
+    check_format_version,
+    config_dir,
+    content_key,
+    resolve_folder,
+    seal_store,
+)
 
 if TYPE_CHECKING:
     from datasets import Dataset, IterableDataset
@@ -43,7 +50,8 @@ def load_config(
     ``datasets.load_dataset(..., streaming=True)`` does (an ``IterableDataset``; nothing is cached).
 
     The config's data files are hashed and checked against the sha256s the card records (a file that
-    differs is refused with an error naming it), and the ``datasets`` cache is keyed on that content:
+    differs is refused with an error naming it; a file is hashed once per identity, and remembered beside
+    the ``datasets`` cache: ``groundbench.core.sealcache``), and the ``datasets`` cache is keyed on that content:
     ``datasets`` keys a local folder's cache on its card alone, so without this a changed file with an
     unchanged card would be answered with the previous rows. The key travels as the builder config's
     ``description``, the one free-text field of a config that enters its cache directory name.
@@ -54,7 +62,7 @@ def load_config(
     path = resolve_folder(folder)  # the one rule of every --data: see groundbench.core.datafolder
     check_format_version(path)
     config_dir(path, config)  # an unpublished config: one clear error naming the configs there are
-    key = content_key(path, config)
+    key = content_key(path, config, seal_store(cache_dir))
     return load_dataset(
         str(path),
         config,

@@ -13,8 +13,8 @@ from rich.table import Table
 
 from groundbench.core.atomic import write_text
 from groundbench.core.jsontext import dumps_utf8
-from groundbench.results.headline import BASELINES, headlines
 from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
+from groundbench.scoring.headline import BASELINES, headlines
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -116,7 +116,7 @@ def _interval(low: float | None, high: float | None) -> str:
 
 def summary_table(metrics: Sequence[Mapping[str, Any]]) -> Table:
     """What a score comes to, first: each (config, condition)'s headline figure with its interval and the
-    baselines of the same rows (``results.headline``); the breakdown is :func:`terminal_table` (``--verbose``)."""
+    baselines of the same rows (``scoring.headline``); the breakdown is :func:`terminal_table` (``--verbose``)."""
     found = headlines(metrics)
     models = sorted({h.model for h in found})
     label = dict(BASELINES)

@@ -558,11 +558,11 @@ def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, 
 
 
 def test_the_format_is_recorded_in_table_plot_and_export(folder: Path, rows: list[Row], tmp_path: Path) -> None:
-    from groundbench.results.headline import headlines
     from groundbench.results.hub import notes_of, parse_notes
     from groundbench.results.plots import all_specs
     from groundbench.results.runs import load_run
     from groundbench.results.table import build_table, markdown, to_csv
+    from groundbench.scoring.headline import headlines
     from groundbench.scoring.report import write_csv, write_json
 
     spec = "qwen2.5-vl:max_pixels=99999999"

@@ -1,4 +1,5 @@
-"""The generator's fonts: DejaVu TrueType files inside the pinned matplotlib package (never system fonts).
+"""The fonts text is drawn in (the GUI generator's screens, the contact sheets' captions): DejaVu TrueType files
+inside the pinned matplotlib package (never system fonts).
 
 Glyph geometry comes from the font itself: advance widths (``getlength``) place each character on an
 integer pixel origin, and ink boxes come from ``getbbox`` (the same mask Pillow draws), so a target
