@@ -18,13 +18,17 @@ FETCH ?= $(shell $(BIN)/python -c "from groundbench.fetch.catalog import AUTOMAT
 
 .PHONY: build test test-fast env lint lock clean reliability reliability-faults fetch
 
-# requirements.lock: what running GroundBench needs (load, request, score, build); requirements-dev.lock:
-# what developing it adds (tests, lint). `make env` installs both; a user installs only the first.
-$(STAMP): requirements.lock requirements-dev.lock pyproject.toml setup.py
+# requirements.lock: a light install (load, request, score: no extra); requirements-build.lock: what the build
+# extra adds (make build); requirements-dev.lock: what developing adds (tests, lint, the eval extra). `make env`
+# installs all three, then keeps the light set's wheels in $(WHEELHOUSE) (from pip's cache or the index), so a
+# test installs a light GroundBench into a fresh venv offline (tests/project/test_light_install.py).
+WHEELHOUSE := $(VENV)/wheelhouse
+$(STAMP): requirements.lock requirements-build.lock requirements-dev.lock pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet -r requirements.lock -r requirements-build.lock -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip download --quiet --no-deps -r requirements.lock -d $(WHEELHOUSE)
 	touch $(STAMP)
 
 env: $(STAMP)
@@ -65,22 +69,35 @@ lint: $(STAMP)
 	$(BIN)/mypy groundbench converters schemas scoring cards loaders
 	$(BIN)/groundbench dvc-deps --check
 
-# Two fresh venvs: everything (runtime + the dev extra, which includes the eval extra) first, then the runtime
-# dependencies alone, constrained to the first venv's versions so the two files never disagree (inspect-ai
-# caps fsspec, which datasets and dvc share). The dev lock holds what the first venv adds. Pins resolve for
-# Python 3.11 (the oldest supported) and must also install on 3.12 and 3.13.
+# Three fresh venvs: everything (runtime, the build extra and the dev extra, which includes the eval extra)
+# first, then the light runtime alone and the runtime with the build extra, each constrained to the first venv's
+# versions so the files never disagree (inspect-ai caps fsspec, which datasets and dvc share). The build lock holds
+# what the build extra adds to the light set, the dev lock what the first venv adds to both. Pins resolve for
+# Python 3.11 (the oldest supported) and must also install on 3.12 and 3.13. `make lock KEEP=1` resolves within
+# the current pins (after moving a package between extras: every version stays, so the build stays the same).
+FREEZE = bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)( @|==)'
+KEEP ?=
 lock:
-	rm -rf .lockenv .lockenv-dev && $(PYTHON) -m venv .lockenv && $(PYTHON) -m venv .lockenv-dev
-	.lockenv-dev/bin/pip install --quiet --upgrade pip setuptools && .lockenv-dev/bin/pip install --quiet ".[dev]"
-	.lockenv-dev/bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)==' > .lockenv-dev/all.txt
-	.lockenv/bin/pip install --quiet --upgrade pip setuptools && .lockenv/bin/pip install --quiet -c .lockenv-dev/all.txt .
-	{ echo "# Runtime dependencies (direct and transitive) at exact versions, for Python 3.11-3.13 on Linux."; \
-	  echo "# Regenerate: make lock (writes this file and requirements-dev.lock from fresh venvs)."; \
-	  .lockenv/bin/pip freeze --all --exclude-editable | grep -vE '^(pip|groundbench)==' | sort -f; } > requirements.lock
+	rm -rf .lockenv .lockenv-build .lockenv-dev
+	for env in .lockenv .lockenv-build .lockenv-dev; do $(PYTHON) -m venv $$env; done
+	grep -hv '^#' requirements.lock requirements-build.lock requirements-dev.lock > .lockenv-dev/pinned.txt
+	.lockenv-dev/bin/pip install --quiet --upgrade $(if $(KEEP),-c .lockenv-dev/pinned.txt) pip setuptools
+	.lockenv-dev/bin/pip install --quiet $(if $(KEEP),-c .lockenv-dev/pinned.txt) ".[dev]"
+	.lockenv-dev/$(FREEZE) > .lockenv-dev/all.txt
+	.lockenv/bin/pip install --quiet --upgrade -c .lockenv-dev/all.txt pip setuptools
+	.lockenv/bin/pip install --quiet -c .lockenv-dev/all.txt .
+	.lockenv-build/bin/pip install --quiet --upgrade -c .lockenv-dev/all.txt pip setuptools
+	.lockenv-build/bin/pip install --quiet -c .lockenv-dev/all.txt ".[build]"
+	{ echo "# Runtime dependencies of a light install (load, requests, score, table; no extra), direct and transitive, at exact"; \
+	  echo "# versions, for Python 3.11-3.13 on Linux. Regenerate: make lock (writes the three lock files from fresh venvs)."; \
+	  .lockenv/$(FREEZE) | sort -f; } > requirements.lock
+	{ echo "# What the build extra adds to requirements.lock (DVC, the converters' geometry and rendering, the checks, the"; \
+	  echo "# engines, matplotlib for the plots extra) at exact versions. Regenerate: make lock."; \
+	  .lockenv-build/$(FREEZE) | sort -f | grep -vxF -f <(grep -v '^#' requirements.lock); } > requirements-build.lock
 	{ echo "# Development-only dependencies (tests, lint, the S3 and Hub stand-ins, the browser test, the eval extra's"; \
-	  echo "# inspect-ai and openai) at exact versions, on top of requirements.lock. Regenerate: make lock."; \
-	  sort -f .lockenv-dev/all.txt | grep -vxF -f <(grep -v '^#' requirements.lock); } > requirements-dev.lock
-	rm -rf .lockenv .lockenv-dev
+	  echo "# inspect-ai and openai) at exact versions, on top of requirements.lock and requirements-build.lock. Regenerate: make lock."; \
+	  sort -f .lockenv-dev/all.txt | grep -vxF -f <(grep -hv '^#' requirements.lock requirements-build.lock); } > requirements-dev.lock
+	rm -rf .lockenv .lockenv-build .lockenv-dev
 
 clean:
 	rm -rf $(VENV) data/sources data/interim data/shards data/manifests data/images data/groundbench data/report

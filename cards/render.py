@@ -483,6 +483,7 @@ def render_body(facts: DatasetFacts) -> str:
         source_provenance=source_provenance_section(facts.source_provenance),
         source_settings=settings,
         lock_sha256=facts.lock_sha256,
+        build_lock_sha256=facts.build_lock_sha256,
         git_commit_line=GIT_COMMIT_PLACEHOLDER,
         gallery_line=GALLERY_LINE,
         citations=citations,

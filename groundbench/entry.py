@@ -42,19 +42,24 @@ def run_stage(argv: Sequence[str], name: str) -> int:
             freeze_loaded_objects()
             return run(args.command_module, args)
 
-    return guarded(parse_and_run, "--debug" in argv)
+    return guarded(parse_and_run, "--debug" in argv, name)
 
 
 def run_command(argv: Sequence[str], name: str | None) -> int:
     """A user or maintainer command: parsed by a parser of that command alone (the whole command line for
     ``--help`` or a name not in the table), loaded by name like a stage's module: a stage's process never loads
-    the other commands, nor counts them as its code. Then run."""
-    parser_module = importlib.import_module("groundbench.commands.parser")
-    module = COMMANDS.get(name or "")
-    parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
-    args = parser.parse_args(argv)
-    freeze_loaded_objects()
-    return guarded(lambda: int(args.command_module.run(args)), args.debug)
+    the other commands, nor counts them as its code. Then run. Loading the command is guarded too: a module of an
+    extra that is not installed ends in the line naming the extra."""
+
+    def parse_and_run() -> int:
+        parser_module = importlib.import_module("groundbench.commands.parser")
+        module = COMMANDS.get(name or "")
+        parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
+        args = parser.parse_args(argv)
+        freeze_loaded_objects()
+        return int(args.command_module.run(args))
+
+    return guarded(parse_and_run, "--debug" in argv, name or "COMMAND")
 
 
 def freeze_loaded_objects() -> None:
@@ -64,8 +69,10 @@ def freeze_loaded_objects() -> None:
     gc.freeze()
 
 
-def guarded(run: Callable[[], int], debug: bool) -> int:
-    """Run one command; every failure ends in one ``error:`` line and an exit status (core/failures.py)."""
+def guarded(run: Callable[[], int], debug: bool, name: str) -> int:
+    """Run the command ``name``; every failure ends in one ``error:`` line and an exit status (core/failures.py),
+    a module of a missing extra in the line naming the extra to install (core/extras.py)."""
+    from groundbench.core.extras import missing_extra, needs_extra
     from groundbench.core.terminal import quiet_progress
 
     quiet_progress()  # the libraries' progress bars: on a terminal only, never in a log
@@ -75,7 +82,8 @@ def guarded(run: Callable[[], int], debug: bool) -> int:
     except BaseException as exc:  # noqa: BLE001 (each kind becomes its one line; SystemExit passes)
         if isinstance(exc, SystemExit) or debug_requested(debug):
             raise
-        line, status = one_line(exc)
+        extra = missing_extra(exc)
+        line, status = (needs_extra(name, extra), 2) if extra is not None else one_line(exc)
         from groundbench.stages.options import console
 
         console.print(f"error: {line}", markup=False, highlight=False, soft_wrap=True)

@@ -25,11 +25,21 @@ class GroundBenchError(Exception):
         return (GroundBenchError, (self.path, self.field, self.reason))
 
 
-def unknown_name(where: str | Path, kind: str, given: str, valid: Sequence[str], also: str = "") -> GroundBenchError:
+def unknown_name(
+    where: str | Path, kind: str, given: str, valid: Sequence[str], also: str = "", close_to: Sequence[str] = ()
+) -> GroundBenchError:
     """The error for a name that is not one of ``valid`` (a config, condition, answer format, ...), worded one
-    way everywhere: the name given, the closest valid one when there is one, then every valid name (``also``
-    adds to that list, e.g. a rule that makes more names). Raised by the caller: ``raise unknown_name(...)``."""
-    close = get_close_matches(given, list(valid), n=1, cutoff=0.75)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    way everywhere: the name given, the closest valid one when there is one (case aside: ``GUI`` -> ``gui``),
+    then every valid name (``also`` adds to that list, e.g. a rule that makes more names; ``close_to``: more
+    names the closest may be, such as the names that rule makes). Raised by the caller: ``raise unknown_name(...)``."""
+    close = closest_name(given, [*valid, *close_to])
+    hint = f"; did you mean {close!r}?" if close else ""
     names = ", ".join(valid) or "none"
     return GroundBenchError(where, kind, f"unknown {kind} {given!r}{hint} ({kind}s: {names}{also})")
+
+
+def closest_name(given: str, valid: Sequence[str]) -> str | None:
+    """The valid name ``given`` most likely misspells, compared case-insensitively, or None."""
+    lowered = {name.lower(): name for name in reversed(valid)}  # the first of names equal but for case wins
+    close = get_close_matches(str(given).lower(), list(lowered), n=1, cutoff=0.75)
+    return lowered[close[0]] if close else None

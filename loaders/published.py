@@ -37,6 +37,7 @@ from groundbench.core.atomic import atomic_dir
 from groundbench.core.datafolder import data_location
 from groundbench.core.manifests import sha256_file
 from groundbench.core.project import is_project
+from groundbench.core.sealcache import file_sha256
 from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
@@ -48,6 +49,7 @@ CARD = "README.md"
 CHECKSUMS = "SHA256SUMS"  # every other file of a built folder -> sha256 (sha256sum's format; not uploaded)
 CARD_KEY = "groundbench"  # the card's YAML key with format_version, dataset_version and per-config facts
 DATA_FILES_KEY = "data_files_sha256"  # under CARD_KEY: every data file (path in the folder) -> its sha256
+SEALS = "groundbench-seals"  # content_key's remembered digests, in the datasets cache folder
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -115,6 +117,14 @@ def unknown_config(folder: Path, config: str, valid: Sequence[str]) -> GroundBen
     this build (the card gives the reason), any other is an unknown name (the shared wording)."""
     from groundbench.core.registry import BY_NAME  # the source folders' specs: declarations, nothing converted
 
+    recorded = recorded_data_files(folder) or {}
+    if any(name.startswith(f"data/{config}/") for name in recorded):  # built, but its files are not here
+        return GroundBenchError(
+            folder / "data" / config,
+            "config",
+            f"config {config!r} is in this build (its card records its data files) but was not pulled here: run "
+            f"`groundbench pull {config}` in the project (or `dvc pull`); configs here: {', '.join(valid)}",
+        )
     if config in BY_NAME and config != BASELINES_CONFIG:
         return GroundBenchError(
             folder,
@@ -356,15 +366,29 @@ def recorded_data_files(folder: Path) -> dict[str, str] | None:
     return {str(name): value for name, value in found.items()}
 
 
-def content_key(folder: Path, config: str) -> str:
-    """One sha256 of a config's data files (names and bytes), each file hashed now.
+def seal_store(cache_dir: str | Path | None) -> Path:
+    """Where :func:`content_key` remembers the files it hashed: beside the ``datasets`` cache whose key it
+    makes (``cache_dir``, else ``datasets``' own cache folder), so clearing that cache clears them too."""
+    if cache_dir is None:
+        from datasets import config  # here: the pipeline reads published folders without datasets
+
+        cache_dir = config.HF_DATASETS_CACHE
+    return Path(cache_dir) / SEALS
+
+
+def content_key(folder: Path, config: str, seals: Path | None = None) -> str:
+    """One sha256 of a config's data files (names and bytes).
 
     When the card records the files (:func:`recorded_data_files`), a missing, extra or changed file is
     an error naming it: the folder's bytes are not the ones it was published with. Without a record the
-    files' own sha256s make the key, so changed bytes still change it.
+    files' own sha256s make the key, so changed bytes still change it. Each file is hashed now, or, with
+    ``seals`` (:func:`seal_store`), once per file identity (``groundbench.core.sealcache``): a file that
+    has not changed since it was hashed is not read again.
     """
     files = data_files(folder / "data" / config)
-    found = {f"data/{config}/{path.name}": sha256_file(path) for path in files}
+    found = {
+        f"data/{config}/{path.name}": sha256_file(path) if seals is None else file_sha256(path, seals) for path in files
+    }
     recorded = recorded_data_files(folder)
     if recorded is not None:
         expected = {name: sha for name, sha in recorded.items() if name.startswith(f"data/{config}/")}

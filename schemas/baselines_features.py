@@ -17,6 +17,15 @@ from groundbench.schemas.types import Columns, List, Value
 BASELINES_CONFIG = "baselines"
 BASELINES_KEY = "baseline_id"  # "<config>/<stratum>/<condition>/<baseline>": the sort key
 
+
+def configs_counted(rows: int, baselines: bool) -> str:
+    """How every command counts a folder's configs: its configs of rows, and the baselines config apart (it holds
+    each row's baseline answers, not rows to ask), so ``list``, ``assemble``, ``verify`` and ``load_dataset``'s
+    config list agree."""
+    counted = f"{rows} config{'s' if rows != 1 else ''} of rows"
+    return f"{counted} and the {BASELINES_CONFIG} config" if baselines else counted
+
+
 BASELINE_FEATURES = Columns(
     {
         "baseline_id": Value("string"),

@@ -64,7 +64,8 @@ TEXT_ONLY_NAMES = f"; and each but {GUI} + '{TEXT_ONLY_SUFFIX}'"
 
 def unknown_condition(where: str, condition: str) -> GroundBenchError:
     """The unknown-name error of a condition, listing every condition (``where``: what named it)."""
-    return unknown_name(where, "condition", condition, BASE_CONDITIONS, TEXT_ONLY_NAMES)
+    text_only = [f"{c}{TEXT_ONLY_SUFFIX}" for c in BASE_CONDITIONS if c != GUI]
+    return unknown_name(where, "condition", condition, BASE_CONDITIONS, TEXT_ONLY_NAMES, close_to=text_only)
 
 
 def check_condition(condition: str, where: str) -> str:

@@ -14,6 +14,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.schemas.conditions import ALL_CONDITIONS, HIGHLIGHT_SAFE
 from groundbench.schemas.features import arrow_schema
 from groundbench.schemas.folders import row_sources
+from groundbench.schemas.rows import REFUSAL_RULE
 from groundbench.schemas.vocab import (
     ACTIONS,
     BOX_QUALITIES,
@@ -47,9 +48,6 @@ def _all_parts(data: pa.PolarsData, ok: pl.Expr) -> pl.LazyFrame:
 
 def _per_row(data: pa.PolarsData, expr: pl.Expr) -> pl.LazyFrame:
     return data.lazyframe.select(expr.alias("ok"))
-
-
-REFUSAL_RULE = "refusal"  # a GUI row whose element is not on the screen (OSWorld-G box_type refusal)
 
 
 def _refusal() -> pl.Expr:

@@ -7,7 +7,7 @@ report.to_dict()                                         # what `groundbench sco
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,11 +17,13 @@ from groundbench.errors import GroundBenchError
 from groundbench.scoring.formats import DEFAULT, parse_format
 from groundbench.scoring.formats.warning import frame_warning
 from groundbench.scoring.gate import Gate, folder_gate
-from groundbench.scoring.metrics import keyword_table
+from groundbench.scoring.layouts import LAYOUTS, Key, LayoutTable, layout_tables, their_verdict
+from groundbench.scoring.metrics import Scored, keyword_table
 from groundbench.scoring.metrics import score as metric_rows
 from groundbench.scoring.parse import finite_json
 from groundbench.scoring.predictions import Joined, expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import COLUMNS
+from groundbench.scoring.syntax_hint import syntax_hint
 
 NOT_GATED = (
     "NOT GATED: the prediction lines carry none of dataset_version / manifest_sha256 / template_sha256, "
@@ -42,6 +44,9 @@ class ScoreReport:
     answer_formats: dict[str, dict[str, Any]] = field(default_factory=dict)  # model -> its format (spec, params)
     profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile it was asked under
     warning: str | None = None  # the frame-mistake warning, if the headline looks like one
+    layouts: dict[str, list[LayoutTable]] = field(default_factory=dict)  # --layout NAME: the official tables
+    hint: str | None = None  # the syntax hint, if most answers are malformed but another format reads them
+    ignored_keys: dict[str, int] = field(default_factory=dict)  # unknown keys lines carry -> lines carrying each
 
     @property
     def notice(self) -> str | None:
@@ -49,7 +54,9 @@ class ScoreReport:
         return synthetic_notice(self.synthetic_configs) or None
 
     def to_dict(self) -> dict[str, Any]:
-        """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null)."""
+        """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null). ``layouts`` is there
+        only when layouts were asked for, so a report without them is what it always was."""
+        layouts = {name: [t.to_dict() for t in tables] for name, tables in self.layouts.items()}
         return finite_json(
             {
                 "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
@@ -65,6 +72,9 @@ class ScoreReport:
                 "answer_formats": self.answer_formats,
                 "profiles": self.profiles,
                 "frame_warning": self.warning,
+                "syntax_hint": self.hint,
+                "ignored_keys": self.ignored_keys,
+                **({"layouts": layouts} if layouts else {}),
             }
         )
 
@@ -110,11 +120,26 @@ class ScoreOptions:
     seed: int = 0
     resamples: int = 1000
     answer_format: str = DEFAULT
+    layouts: tuple[str, ...] = ()  # official table layouts to compute (``scoring.layouts.LAYOUTS``)
+
+
+def check_layouts(names: Iterable[str]) -> None:
+    if isinstance(names, str):
+        raise GroundBenchError("settings", "layouts", f"expected a list of layout names, got the string {names!r}")
+    for name in names:
+        if name not in LAYOUTS:
+            reason = f"expected a table layout, one of {', '.join(LAYOUTS)}; got {name!r}"
+            raise GroundBenchError("settings", "--layout", reason)
 
 
 def score_file(path: Path, *, folder: Path, **options: Any) -> ScoreReport:
     """:func:`score` over a predictions JSONL file (errors name the file and line)."""
-    return _score(read_prediction_lines(Path(path)), folder, ScoreOptions(**options), source=str(path))
+    return score_path(Path(path), folder, ScoreOptions(**options))
+
+
+def score_path(path: Path, folder: Path, options: ScoreOptions) -> ScoreReport:
+    """:func:`score_file` with its options as one value (what ``groundbench score`` passes)."""
+    return _score(read_prediction_lines(path), folder, options, source=str(path))
 
 
 def score(predictions: Iterable[Mapping[str, Any]], *, folder: Path, **options: Any) -> ScoreReport:
@@ -128,17 +153,34 @@ def _score(
     lines: Iterable[tuple[str, Any]], folder: Path, options: ScoreOptions, source: str = "predictions"
 ) -> ScoreReport:
     check_resamples(options.resamples)
+    check_layouts(options.layouts)
     fmt = parse_format(options.answer_format)  # a misspelt format fails before any file is read
     folder = Path(folder)
     gate = folder_gate(folder)
     rows = read_rows(folder, options.configs)
     strict, allow = options.strict, options.allow_gate_mismatch
+    theirs: dict[Key, bool | None] = {}
+    lines = _noting_verdicts(lines, theirs)
     joined = join(lines, rows, gate, strict=strict, allow_gate_mismatch=allow, source=source, answer_format=fmt)
-    return score_joined(joined, rows, gate, options)
+    return score_joined(joined, rows, gate, options, theirs, source)
+
+
+def _noting_verdicts(lines: Iterable[tuple[str, Any]], sink: dict[Key, bool | None]) -> Iterator[tuple[str, Any]]:
+    """The lines as they are, noting on the way each imported line's own verdict (``imported.verdict``)."""
+    for where, line in lines:
+        found = their_verdict(line)
+        if found is not None:
+            sink[found[0]] = found[1]
+        yield where, line
 
 
 def score_joined(
-    joined: Joined, rows: Mapping[str, tuple[str, dict[str, Any]]], gate: Gate, options: ScoreOptions
+    joined: Joined,
+    rows: Mapping[str, tuple[str, dict[str, Any]]],
+    gate: Gate,
+    options: ScoreOptions,
+    theirs: Mapping[Key, bool | None] | None = None,
+    source: str = "predictions",
 ) -> ScoreReport:
     subset = options.subset
     items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
@@ -166,7 +208,12 @@ def score_joined(
     if notice:
         banners.insert(0, notice)
     warning = frame_warning(items, specs)
+    hint = syntax_hint(joined.items, joined.malformed, joined.formats)
+    ignored = joined.unknown_keys.summary(joined.lines)
+    banners += [f"IGNORED: the prediction lines carry {ignored}"] if ignored else []
+    banners += [hint] if hint else []
     formats = {model: fmt.describe() for model, fmt in sorted(joined.formats.items())}
+    tables = {name: _layout(name, items, theirs or {}, options, source) for name in options.layouts}
     return ScoreReport(
         metrics,
         joined.kept,
@@ -179,7 +226,21 @@ def score_joined(
         formats,
         dict(sorted(joined.profiles.items())),
         warning,
+        tables,
+        hint,
+        dict(joined.unknown_keys.lines.most_common()),
     )
+
+
+def _layout(
+    name: str, items: list[Scored], theirs: Mapping[Key, bool | None], options: ScoreOptions, source: str
+) -> list[LayoutTable]:
+    layout = LAYOUTS[name]
+    tables = layout_tables(layout, items, theirs, options.seed, options.resamples)
+    if not tables:
+        reason = f"the {name} layout reads {', '.join(layout.configs)}; no GUI prediction of these was scored"
+        raise GroundBenchError(source, "--layout", reason)
+    return tables
 
 
 def check_resamples(resamples: int) -> None:

@@ -1,5 +1,9 @@
 """GUI suite metrics: the official rule first (``scoring.gui_rules``), everything else beside it.
 
+- rows without a target (``success_rule.kind`` ``refusal``: OSWorld-G's refusal rows, ``schemas.rows.target_absent``)
+  are scored by their source's rule: a click below 0 on both axes (``[-1, -1]`` in any format that reads it as a
+  point) is a refusal, credited there and a miss elsewhere; a declared family's documented "no target" answer
+  (``parse.REFUSED``: UI-Venus-2's ``[-1, -1]``, InfiGUI-G1's ``[]``) counts as the same refusal (``headline_success``);
 - ``gui_success`` (the headline): PointerBench's ``eval.py`` verdict when each row's prediction
   record is the bare JSON object its response parsed to strictly (or the parsed fields a line
   carried, which is eval.py's own prediction format), and no record otherwise: a fenced or
@@ -27,6 +31,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from groundbench.schemas.rows import target_absent
+from groundbench.schemas.rows import target_type as row_target_type
 from groundbench.scoring import osworld_g
 from groundbench.scoring.bootstrap import cluster_of, rate_interval
 from groundbench.scoring.gui_rules import (
@@ -41,12 +47,11 @@ from groundbench.scoring.gui_rules import (
     read_point,
 )
 from groundbench.scoring.osworld_g import capability_groups, is_osworld_g
-from groundbench.scoring.parse import FIELDS, LENIENT, STRICT, Answer, non_finite
+from groundbench.scoring.parse import FIELDS, LENIENT, REFUSED, STRICT, Answer, non_finite
 
 Row = Mapping[str, Any]
 DIAGNOSTIC_NOTE = "diagnostic only: strict answers' coordinates re-read in another frame; never the official figure"
 HEADLINE_NOTE = "official PointerBench rule on strictly parsed answers; missing and non-strict answers fail"
-NO_TARGET = "no target (refusal)"  # the target type of a refusal row (as the card's GUI facts name it)
 UI_VISION_RULE = "uivision_element"  # extras.gui.eval_type of UI-Vision element-grounding rows
 POINTERBENCH_CONFIGS = ("gui_pro", "gui_sheets", "gui_text")  # the suites the mean of suites covers
 MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_suites
@@ -54,6 +59,19 @@ MEAN_OF_SUITES = "PointerBench suites"  # the `config` of gui_success_mean_of_su
 
 def headline_record(answer: Answer) -> Mapping[str, Any] | None:
     return answer.record if answer.status in (STRICT, FIELDS) else None
+
+
+def refusal_credited(answer: Answer, row: Row) -> bool:
+    """A declared family's refusal (``parse.REFUSED``, no point to read) is a success only on a row without a target
+    (``schemas.rows.target_absent``: OSWorld-G's refusal rows), as the official rule credits a click below 0 there;
+    on every other row it is a failure."""
+    return answer.status == REFUSED and target_absent(row)
+
+
+def headline_success(answer: Answer, row: Row) -> bool:
+    """The headline verdict on one GUI row: the official rule on the strict record, or a credited refusal. Every
+    figure that reports ``gui_success`` (score, layouts, compare, import) reads it through here."""
+    return judge(headline_record(answer), row).success or refusal_credited(answer, row)
 
 
 def lenient_record(answer: Answer) -> Mapping[str, Any] | None:
@@ -90,14 +108,9 @@ def rescaled_record(record: Mapping[str, Any] | None, row: Row, frame: float) ->
 
 
 def target_type(row: Row) -> str:
-    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category;
-    a refusal row's is "no target (refusal)"."""
-    gui = (row.get("extras") or {}).get("gui") or {}
-    if gui.get("region_kind") == "none":
-        return NO_TARGET
-    part: Mapping[str, Any] = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), {})
-    kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or part.get("category")
-    return str(kind or "unknown")
+    """The source's data_type, else ui_type, else element_type (as the card), else the target part's category; a
+    row without a target "no target (refusal)": the one definition ``preview --where target_type=`` filters on too."""
+    return row_target_type(row)
 
 
 def _gui_field(name: str) -> Callable[[Row], str | None]:
@@ -150,18 +163,22 @@ def gui_metrics(
         )
 
     everything = list(range(len(rows)))
-    success = [v.success for v in verdicts]
+    credited = [refusal_credited(a, r) for a, r in zip(answers, rows, strict=True)]
+    success = [v.success or c for v, c in zip(verdicts, credited, strict=True)]
     out = [rate_entry("gui_success", success, everything, note=HEADLINE_NOTE)]
-    lenient = [judge(lenient_record(a), r).success for a, r in zip(answers, rows, strict=True)]
+    lenient = [
+        judge(lenient_record(a), r).success or refusal_credited(a, r) for a, r in zip(answers, rows, strict=True)
+    ]
     out.append(rate_entry("gui_success_lenient", lenient, everything, note="lenient recoveries handed over too"))
-    unanswered = [not v.answered for v in verdicts]
+    unanswered = [not v.answered and not c for v, c in zip(verdicts, credited, strict=True)]
     out.append(
         entry(
             head,
             "gui_unanswered_rate",
             sum(unanswered),
             len(rows),
-            note="no strict answer of the row's type (eval.py's missing_predictions); each is a failure",
+            note="no strict answer of the row's type (eval.py's missing_predictions); each is a failure (a refusal "
+            "credited on a row without a target is not counted)",
         )
     )
     for frame, label in ((1000.0, "0_1000"), (1.0, "0_1")):
@@ -186,7 +203,7 @@ def gui_metrics(
                 capabilities[group].append(i)
     for value, members in sorted(capabilities.items()):
         out.append(rate_entry("gui_success_by_capability", success, members, detail=value))
-    refusal_rows = [i for i, r in enumerate(rows) if is_osworld_g(r) and osworld_g.box_type(r) == "refusal"]
+    refusal_rows = [i for i, r in enumerate(rows) if is_osworld_g(r) and target_absent(r)]
     if refusal_rows:  # what answering [-1, -1] everywhere scores (never refusing, as the centre click: 0 there)
         refuses = [judge(osworld_g.refusal_answer(r), r).success for r in rows]
         for detail, members in (("every row", list(range(len(rows)))), ("refusal rows", refusal_rows)):

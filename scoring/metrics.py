@@ -73,8 +73,12 @@ from groundbench.scoring.baselines import (
     target_point,
 )
 from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
-from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS, gui_metrics, headline_record
-from groundbench.scoring.gui_rules import judge
+from groundbench.scoring.gui import (
+    MEAN_OF_SUITES,
+    POINTERBENCH_CONFIGS,
+    gui_metrics,
+    headline_success,
+)
 from groundbench.scoring.localization import (
     best_constant_at_tau,
     best_constant_in_region,
@@ -83,7 +87,8 @@ from groundbench.scoring.localization import (
     in_target_region,
     region_geometry,
 )
-from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, STRICT, Answer
+from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, POINT_ONLY, REFUSED, STRICT, Answer
+from groundbench.scoring.points_in_mask import mean_of_points
 
 Row = Mapping[str, Any]
 Part = Mapping[str, Any]
@@ -95,6 +100,16 @@ NOT_MEASURABLE = (
 )
 ECHO_NOTE = "the prompt supplied the region: this measures copying it, not localization"
 REGION_NOTE = "threshold-free: the answer's point inside the target's own mask (its box where the row has no mask)"
+POINT_ONLY_NOTE = (
+    "a pointing family's own answer (molmo, robopoint, gemini): a point, no part and no action; it scores the "
+    "localization figures (and part selection by geometry where the prompt did not supply the region) and fails "
+    "the action figures"
+)
+MEAN_OF_POINTS_NOTE = (
+    "RoboPoint's Where2Place figure (robopoint/eval/summarize_vqa.py): per answer, the share of every point it gives "
+    "(a box: every pixel) inside the target's mask (its box without a mask), then the mean over rows; the headline "
+    "figures read the first point only"
+)
 
 
 @dataclass(frozen=True)
@@ -279,7 +294,7 @@ def every_keyword_answer() -> str:
 
 def gui_success(answer: Answer, row: Row) -> bool:
     """The headline verdict on one GUI row (``scoring.gui``: official rule, strict answers only)."""
-    return judge(headline_record(answer), row).success
+    return headline_success(answer, row)
 
 
 # --- counterfactual / contrast --------------------------------------------------------------------------
@@ -319,7 +334,15 @@ def _parse_counts(head: Mapping[str, Any], items: Sequence[Scored]) -> list[dict
         ),
         _entry(head, "fields_rate", statuses.count(FIELDS), n, note="parsed fields on the line, no raw response"),
         _entry(head, "lenient_recovered_rate", statuses.count(LENIENT), n),
+        _entry(head, "point_only_rate", statuses.count(POINT_ONLY), n, note=POINT_ONLY_NOTE),
         _entry(head, "malformed_rate", statuses.count(MALFORMED), n),
+        _entry(
+            head,
+            "refusal_rate",
+            statuses.count(REFUSED),
+            n,
+            note="the declared family's documented 'no target' answer (a failure on a row that has a target)",
+        ),
         _entry(head, "missing_rate", statuses.count(MISSING), n, note="expected rows without a prediction (failures)"),
         _entry(head, "out_of_vocabulary_rate", sum(s.answer.out_of_vocabulary for s in items), n),
         _entry(
@@ -493,7 +516,39 @@ def _localization(
     )
     if echo:
         out.append(_entry(head, "echo_rate", sum(is_echo(s.answer, s.row) for s in items), n))
+    if any(s.answer.shapes for s in items):
+        out.append(_mean_of_points(head, items, seed, resamples, loc))
     return out
+
+
+def answer_shapes(answer: Answer) -> tuple[tuple[float, ...], ...]:
+    """Every point the answer gives: a several-point answer's shapes, else its one location (none: no point)."""
+    if answer.shapes:
+        return answer.shapes
+    location = answer.location
+    return () if location is None else (location,)
+
+
+def _mean_of_points(
+    head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int, loc: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Where2Place's score beside the headline: the mean over rows of each answer's share of points in the mask."""
+    scores = [mean_of_points(s.row, answer_shapes(s.answer)) for s in items]
+    low, high = rate_interval(((cluster_of(s.row), v) for s, v in zip(items, scores, strict=True)), seed, resamples)
+    value = sum(scores) / len(scores) if scores else None
+    note = (ECHO_NOTE + "; " if loc["measures"] == "echo" else "") + MEAN_OF_POINTS_NOTE
+    return _entry(
+        head,
+        "point_in_mask_mean_of_points",
+        None,
+        len(items),
+        value=value,
+        ci_low=low,
+        ci_high=high,
+        detail=f"{sum(len(s.answer.shapes) > 1 for s in items)} answers gave several points",
+        measures=loc["measures"],
+        note=note,
+    )
 
 
 def group_metrics(

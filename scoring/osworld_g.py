@@ -27,6 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from groundbench.schemas.rows import target_absent
+
 RULE = "grounding_eval"  # extras.gui.eval_type of OSWorld-G rows
 REFUSAL_POINT = (-1.0, -1.0)  # what a refusal answer clicks (the prompts ask for it)
 
@@ -66,11 +68,10 @@ def is_refusal(point: tuple[float, float]) -> bool:
 def region(row: Mapping[str, Any]) -> tuple[str, list[float]]:
     """(box_type as the release names it, its region) of one GroundBench OSWorld-G row: the flat vertices as
     annotated for a polygon, ``extras.gui.eval_bbox`` (x, y, x + w, y + h of the annotated [x, y, w, h]) for a box."""
-    gui = (row.get("extras") or {}).get("gui") or {}
-    kind = gui.get("region_kind")
-    if kind == "none":
+    if target_absent(row):
         return "refusal", []
-    if kind == "polygon":
+    gui = (row.get("extras") or {}).get("gui") or {}
+    if gui.get("region_kind") == "polygon":
         return "polygon", list(gui.get("eval_polygon") or [])
     return "bbox", list(gui["eval_bbox"])
 

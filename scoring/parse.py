@@ -10,7 +10,12 @@
   a null point; a line whose ``response`` is null (what a failed API call writes) is malformed too;
 - fields: the prediction line carried parsed fields and no raw response: its own status, never
   counted as strict;
-- missing: no prediction for a row that was expected (a failure, as PointerBench counts it).
+- missing: no prediction for a row that was expected (a failure, as PointerBench counts it);
+- point_only: a pointing family's own syntax (``scoring.formats.pointing``) on an object-part row: a point and
+  no part, no action (its localization scores; the other figures count it as naming nothing);
+- refused: under a declared answer format (``scoring.formats``), the family's documented "no target"
+  answer (UI-Venus-2's ``[-1, -1]``, InfiGUI-G1's ``[]``): no coordinates, counted apart
+  (``refusal_rate``), a failure on a row that has a target.
 
 Coordinates are read the way the GUI rule reads them (``scoring.gui_rules``): numbers, or numbers
 inside strings (``"point": ["142.5", "166.5"]``, ``"point": "[170, 50]"``, ``"box": "10 20 30 40"``);
@@ -40,6 +45,10 @@ MALFORMED = "malformed"
 FIELDS = "fields"  # the prediction line carried parsed fields and no raw response
 FREE_TEXT = "free_text"  # a free-form answer: prose, scored by keywords
 MISSING = "missing"  # an expected row without a prediction
+REFUSED = "refused"  # the declared family's documented "no target" answer (UI-Venus-2's [-1, -1], InfiGUI-G1's [])
+# A pointing family's answer on an object-part row, read strictly in its own syntax: a point (or box) and no
+# part, no action. It scores the localization metrics and fails the others, counted as its own column.
+POINT_ONLY = "point_only"
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
@@ -56,6 +65,9 @@ class Answer:
     record: Mapping[str, Any] | None = field(default=None, compare=False)  # the JSON object it was read from
     from_strings: bool = False  # a coordinate was read from a string ("142.5", "[170, 50]")
     unreadable: bool = False  # a point or box was given but cannot be read (settle makes it malformed)
+    # Every point (x, y) or box (x0, y0, x1, y1) of an answer giving several, in row pixels, in the family's order
+    # (``point`` / ``box`` hold the first, the one the headline reads); empty for any other answer.
+    shapes: tuple[tuple[float, ...], ...] = ()
 
     @property
     def out_of_vocabulary(self) -> bool:
@@ -218,4 +230,5 @@ def malformed(answer: Answer) -> Answer:
         point=None,
         box=None,
         from_strings=False,
+        shapes=(),
     )

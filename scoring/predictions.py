@@ -23,6 +23,7 @@ non-excluded row of a scored (model, config, condition) without a prediction is 
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.errors import GroundBenchError
+from groundbench.errors import GroundBenchError, closest_name
 from groundbench.loaders.prompts import template_hash
 from groundbench.loaders.records import config_names, read_records
 from groundbench.schemas.request_conditions import (
@@ -43,7 +44,7 @@ from groundbench.schemas.request_conditions import (
 )
 from groundbench.scoring.formats import DEFAULT, AnswerFormat, parse_format
 from groundbench.scoring.formats.read import gui_answer, part_answer
-from groundbench.scoring.gate import Gate, line_gate_fields, mismatches
+from groundbench.scoring.gate import GATE_FIELDS, Gate, line_gate_fields, mismatches
 from groundbench.scoring.gui import official_answer, usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS
 from groundbench.scoring.metrics import Scored
@@ -87,11 +88,15 @@ class Unreadable:
 
 
 def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
-    """(where, parsed JSON value, or :class:`Unreadable`) per non-blank line of a predictions JSONL file."""
+    """(where, parsed JSON value, or :class:`Unreadable`) per non-blank line of a predictions JSONL file; a
+    file that is not JSON Lines at all (CSV, one JSON array or object) is one error (:func:`not_json_lines`)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
+    problem = not_json_lines(text)
+    if problem is not None:
+        raise GroundBenchError(path, "file", problem)
     for number, raw_line in enumerate(text.splitlines(), start=1):
         if not raw_line.strip():
             continue
@@ -100,6 +105,105 @@ def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
             yield where, json.loads(raw_line)
         except ValueError as exc:
             yield where, Unreadable(f"expected one JSON object ({exc})")
+
+
+JSON_LINES = (
+    'expected JSON Lines, one prediction object per line ({"example_id": ..., "condition": ..., "model": ..., '
+    '"response": ...})'
+)
+
+
+def not_json_lines(text: str) -> str | None:
+    """Why a whole file is not JSON Lines, or None (its lines are then read, and judged, one by one): one JSON
+    array (on one line or spread over many), one JSON object spread over many lines, or comma- or tab-separated
+    values. Only a file whose first line is no JSON object is looked at as a whole."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        first: Any = json.loads(lines[0])
+    except ValueError:
+        first = Unreadable("")
+    if isinstance(first, Mapping) or (not isinstance(first, Unreadable) and len(lines) > 1):
+        return None  # JSON Lines (a line that is no object is reported as a bad line)
+    try:
+        whole: Any = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, list):
+        return f"the file is one JSON array of {len(whole)} items, not JSON Lines; {JSON_LINES}, e.g. jq -c '.[]'"
+    if isinstance(whole, Mapping):
+        keys = ", ".join(map(str, list(whole)[:5])) + (", ..." if len(whole) > 5 else "")
+        return f"the file is one JSON object (keys: {keys}) over {len(lines)} lines, not JSON Lines; {JSON_LINES}"
+    return _separated_values(lines) if isinstance(first, Unreadable) else None
+
+
+def _separated_values(lines: list[str]) -> str | None:
+    """The error for a CSV or TSV file (its first line splits into two or more named columns), or None."""
+    delimiter = "\t" if "\t" in lines[0] else ","
+    header = next(csv.reader([lines[0]], delimiter=delimiter), [])
+    if len(header) < 2 or not all(name.strip() for name in header):
+        return None
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    shown = ", ".join(name.strip() for name in header[:6]) + (", ..." if len(header) > 6 else "")
+    return f"the file looks like {kind} (first line: {shown}), not JSON Lines; {JSON_LINES}"
+
+
+# Every key a predictions line may carry. Our own files carry nothing else: groundbench eval's lines
+# (groundbench/evaluate/predictions.py), a `requests` line with the answer added (scoring/requests.py and
+# loaders/prompts request()) and groundbench import's lines (`imported`: the framework's own row and verdict).
+IDENTITY_KEYS = ("example_id", "condition", "model")
+READING_KEYS = ("response", "parsed", *ANSWER_FIELDS, "answer_format", "profile", "resize")
+EVAL_KEYS = ("raw_response", "raw_parse")
+REQUEST_KEYS = ("config", "prompt", "image", "system", "request_body", "template_version")
+GATE_KEYS = (*GATE_FIELDS, "image_sha256")
+KNOWN_KEYS = frozenset((*IDENTITY_KEYS, *READING_KEYS, *GATE_KEYS, *EVAL_KEYS, *REQUEST_KEYS, "imported"))
+NOT_READ = "keys GroundBench does not read"
+
+
+@dataclass
+class UnknownKeys:
+    """Keys no line should carry, counted over the whole input: a misspelt known key is an error of its own
+    (``exmaple_id``: did you mean ``example_id``?); any other unknown key is ignored and said once."""
+
+    lines: Counter[str] = field(default_factory=Counter)  # key -> lines carrying it
+    first: dict[str, str] = field(default_factory=dict)  # key -> where it first appears
+
+    def note(self, where: str, line: Mapping[str, Any]) -> None:
+        keys = [str(k) for k in line if k not in KNOWN_KEYS]
+        parsed = line.get("parsed")
+        if isinstance(parsed, Mapping):
+            keys += [f"parsed.{k}" for k in parsed if k not in ANSWER_FIELDS]
+        for key in keys:
+            self.lines[key] += 1
+            self.first.setdefault(key, where)
+
+    @staticmethod
+    def closest(key: str) -> str | None:
+        """The known key ``key`` most likely misspells (case aside), or None."""
+        if key.startswith("parsed."):
+            close = closest_name(key.removeprefix("parsed."), ANSWER_FIELDS)
+            return None if close is None else f"parsed.{close}"
+        return closest_name(key, sorted(KNOWN_KEYS))
+
+    def misspelt(self) -> list[str]:
+        return [key for key in self.lines if self.closest(key) is not None]
+
+    def describe(self, keys: list[str], total: int) -> str:
+        """The one error line for misspelt keys: each with its count, where it first appears and the key meant."""
+        parts = [
+            f"unknown key {key!r} on {self.lines[key]} of {total} lines (first: {self.first[key]}); "
+            f"did you mean {self.closest(key)!r}?"
+            for key in keys
+        ]
+        return "; ".join(parts) + " (a line's keys: docs/scoring.md, Predictions lines)"
+
+    def summary(self, total: int) -> str | None:
+        """Every unknown key with how many lines carry it, or None when there is none."""
+        if not self.lines:
+            return None
+        counts = ", ".join(f"{key!r} ({n} of {total} lines)" for key, n in self.lines.most_common())
+        return f"{NOT_READ}: {counts}"
 
 
 class BadLine(Exception):
@@ -113,13 +217,26 @@ class BadLine(Exception):
 SHOWN = 20  # bad lines listed in the error; the counts per kind cover the rest
 
 
-def bad_lines_error(source: str, total: int, problems: list[tuple[str, BadLine]]) -> GroundBenchError:
-    """Every bad line at once: a count per kind, then the first :data:`SHOWN` with where and why."""
+def bad_lines_error(
+    source: str, total: int, problems: list[tuple[str, BadLine]], note: str | None = None
+) -> GroundBenchError:
+    """Every bad line at once: a count per kind, then the first :data:`SHOWN` problems with where and why (lines
+    with the same problem as one entry, saying how many more share it); ``note``: unknown keys, said once."""
     kinds = Counter(problem.kind for _, problem in problems)
     counts = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
-    shown = [f"  {where}: {problem.kind}: {problem.reason}" for where, problem in problems[:SHOWN]]
-    more = [f"  ... and {len(problems) - SHOWN} more"] if len(problems) > SHOWN else []
-    head = f"{len(problems)} of {total} prediction lines are bad ({counts}); nothing was scored. First {len(shown)}:"
+    same: dict[tuple[str, str], list[str]] = {}
+    for where, problem in problems:
+        same.setdefault((problem.kind, problem.reason), []).append(where)
+    groups = list(same.items())[:SHOWN]
+    shown = [
+        f"  {wheres[0]}{f' and {len(wheres) - 1} more lines' if len(wheres) > 1 else ''}: {kind}: {reason}"
+        for (kind, reason), wheres in groups
+    ]
+    listed = sum(len(wheres) for _, wheres in groups)
+    more = [f"  ... and {len(problems) - listed} more"] if len(problems) > listed else []
+    also = f" The lines carry {note}." if note else ""
+    head = f"{len(problems)} of {total} prediction lines are bad ({counts}); nothing was scored.{also}"
+    head += f" First {len(shown)}:"
     return GroundBenchError(source, "lines", "\n".join([head, *shown, *more]))
 
 
@@ -134,7 +251,7 @@ def _seen(line: Mapping[str, Any], row: Mapping[str, Any]) -> tuple[int, int]:
     return sent[0], sent[1]
 
 
-def _answer(
+def answer_of(
     line: Mapping[str, Any], condition: str, row: Mapping[str, Any], strict: bool, fmt: AnswerFormat | None = None
 ) -> Answer:
     present = "response" in line
@@ -175,6 +292,48 @@ def _answer(
     return settle(answer, has_answer_fields(answer))
 
 
+@dataclass(frozen=True)
+class Context:
+    """What every line is joined against: the rows, the gate, and how answers are read."""
+
+    rows: Rows
+    gate: Gate
+    strict: bool
+    allow_gate_mismatch: bool
+    default: AnswerFormat  # reads every line that names no format of its own
+
+
+@dataclass(frozen=True)
+class Key:
+    """Who a line is about: one prediction per (model, example, condition)."""
+
+    model: str
+    example_id: str
+    condition: str
+
+    def as_tuple(self) -> tuple[str, str, str]:
+        return (self.model, self.example_id, self.condition)
+
+
+@dataclass(frozen=True)
+class ReadLine:
+    """One good line, read: its row, how it was read and the answer (None for an excluded row's line)."""
+
+    where: str
+    line: Mapping[str, Any]
+    key: Key
+    config: str
+    row: Mapping[str, Any]
+    fmt: AnswerFormat
+    profile: Any  # the line's profile (scoring.profiles.Profile) or None
+    template: str  # the sha256 of the prompt template the line was asked with
+    mismatches: list[str]  # gate mismatches the override allowed
+    answer: Answer | None
+
+
+SAMPLE = 25  # malformed lines kept per model for the syntax hint (scoring/syntax_hint.py): a bounded cost
+
+
 @dataclass
 class Joined:
     """Prediction lines joined to their rows, with what the report must say about them."""
@@ -189,9 +348,71 @@ class Joined:
     formats: dict[str, AnswerFormat] = field(default_factory=dict)  # model -> the answer format its lines use
     profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile its lines were asked under
     format_conflict: str | None = None  # the first model whose lines use two answer formats
+    seen: set[tuple[str, str, str]] = field(default_factory=set)  # (model, example id, condition) of every line
+    unknown_keys: UnknownKeys = field(default_factory=UnknownKeys)
+    malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
+
+    def count(self, where: str, line: Any) -> None:
+        """Every line is counted (and its gate fields and keys seen) before anything can drop it."""
+        self.lines += 1
+        if isinstance(line, Mapping):
+            self.gated_lines += bool(line_gate_fields(line))
+            self.unknown_keys.note(where, line)
+
+    def claim(self, key: Key) -> Key:
+        """The line's key, unless an earlier line had it (then the line is a duplicate)."""
+        if key.as_tuple() in self.seen:
+            raise BadLine("duplicate", f"a second prediction for {key.as_tuple()}")
+        self.seen.add(key.as_tuple())
+        return key
+
+    def add(self, read: ReadLine) -> None:
+        """Record a good line: its model's format and profile, its template, and its answer (or its exclusion)."""
+        model, condition = read.key.model, read.key.condition
+        first = self.formats.setdefault(model, read.fmt)
+        if first.spec != read.fmt.spec and self.format_conflict is None:
+            self.format_conflict = (
+                f"model {model!r} has lines in two answer formats ({first.spec} and {read.fmt.spec}, {read.where}): "
+                "one model, one format (give each format's lines their own model name)"
+            )
+        if read.profile is not None:
+            self.profiles.setdefault(model, read.profile.spec)
+        self.templates.setdefault(condition, read.template)
+        self.mismatches += [f"{read.where}: {wrong}" for wrong in read.mismatches]
+        if read.answer is None:
+            self.excluded.append(
+                {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
+            )
+            return
+        self.items.append(Scored(model, read.config, condition, read.row, read.answer))
+        self.kept.append(_kept(read, read.answer))
+        if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
+            sample = self.malformed.setdefault(model, [])
+            if len(sample) < SAMPLE:
+                sample.append(read)
 
 
-def _identify(line: Any, rows: Rows) -> tuple[str, str, str]:
+def _kept(read: ReadLine, answer: Answer) -> dict[str, Any]:
+    """What the report keeps of a scored line: the raw response beside its parse."""
+    record = answer.record if answer.status != FREE_TEXT else None
+    return {
+        "model": read.key.model,
+        "example_id": read.key.example_id,
+        "condition": read.key.condition,
+        "response": read.line.get("response"),
+        "parse": answer.status,
+        "part": answer.part,
+        "action": answer.action,
+        "action_raw": answer.action_raw,
+        "point": None if answer.point is None else list(answer.point),
+        "box": None if answer.box is None else list(answer.box),
+        "numbers_from_strings": answer.from_strings,
+        "record": None if record is None else finite_json(dict(record)),
+        "answer_format": read.fmt.spec,
+    }
+
+
+def _identify(line: Any, rows: Rows) -> Key:
     """(model, example_id, condition) of a line, or the first reason it names none of the dataset's."""
     if isinstance(line, Unreadable):
         raise BadLine("json", line.reason)
@@ -204,7 +425,7 @@ def _identify(line: Any, rows: Rows) -> tuple[str, str, str]:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
     if not isinstance(condition, str) or not is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
-    return model, example_id, condition
+    return Key(model, example_id, condition)
 
 
 def join(
@@ -218,24 +439,55 @@ def join(
     answer_format: AnswerFormat | None = None,
 ) -> Joined:
     """Every line joined to its row; every bad line of the whole input reported at once (exit 2), an
-    empty input refused. ``answer_format`` reads every line that names none (default: ``groundbench``)."""
+    empty input refused. ``answer_format`` reads every line that names none (default: ``groundbench``).
+    A key that looks like a misspelt known key is one error of its own, before any bad line."""
+    context = Context(rows, gate, strict, allow_gate_mismatch, answer_format or parse_format(DEFAULT))
     out = Joined()
-    default = answer_format or parse_format(DEFAULT)
-    seen: set[tuple[str, str, str]] = set()
     problems: list[tuple[str, BadLine]] = []
     for where, line in lines:
-        out.lines += 1
+        out.count(where, line)
         try:
-            _join_line(out, where, line, rows, gate, seen, strict, allow_gate_mismatch, default)
+            key = out.claim(_identify(line, rows))
+            out.add(_read_line(where, line, key, context))
         except BadLine as problem:
             problems.append((where, problem))
+    misspelt = out.unknown_keys.misspelt()
+    if misspelt:
+        raise GroundBenchError(source, "keys", out.unknown_keys.describe(misspelt, out.lines))
     if problems:
-        raise bad_lines_error(source, out.lines, problems)
+        raise bad_lines_error(source, out.lines, problems, out.unknown_keys.summary(out.lines))
     if not out.lines:
         raise GroundBenchError(source, "lines", "expected at least one prediction line, found none (empty input)")
     if out.format_conflict is not None:
         raise GroundBenchError(source, "answer_format", out.format_conflict)
     return out
+
+
+def _read_line(where: str, line: Mapping[str, Any], key: Key, context: Context) -> ReadLine:
+    """One identified line, top-down: its row, the format that reads it, the gate, then its answer."""
+    config, row = context.rows[key.example_id]
+    fmt, profile = _line_format(line, context.default)
+    template = template_hash(key.condition) if profile is None else profile.template_hash(key.condition)
+    wrong = _gate_mismatches(line, context, config, template, row)
+    answer = None
+    if not row.get("excluded"):  # an excluded row's line is gated and counted, never scored
+        if not row_allows(row, key.condition):
+            raise BadLine("condition", f"{key.condition} is not valid for {key.example_id}")
+        answer = answer_of(line, key.condition, row, context.strict, fmt)
+    return ReadLine(where, line, key, config, row, fmt, profile, template, wrong, answer)
+
+
+def _gate_mismatches(
+    line: Mapping[str, Any], context: Context, config: str, template: str, row: Mapping[str, Any]
+) -> list[str]:
+    """What the line's gate fields say that differs from the data (allowed only by the override)."""
+    carried = line_gate_fields(line)
+    if not carried:
+        return []
+    wrong = mismatches(carried, context.gate, config, template, str(row["image_sha256"]))
+    if wrong and not context.allow_gate_mismatch:
+        raise BadLine("gate", "prediction does not match the data scored: " + "; ".join(wrong))
+    return wrong
 
 
 def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[AnswerFormat, Any]:
@@ -251,69 +503,6 @@ def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[Answer
     except GroundBenchError as exc:
         raise BadLine(exc.field, exc.reason) from exc
     return (default if profile is None else profile.format), profile
-
-
-def _join_line(
-    out: Joined,
-    where: str,
-    line: Any,
-    rows: Rows,
-    gate: Gate,
-    seen: set[tuple[str, str, str]],
-    strict: bool,
-    allow_gate_mismatch: bool,
-    default: AnswerFormat,
-) -> None:
-    if isinstance(line, Mapping) and line_gate_fields(line):
-        out.gated_lines += 1  # counted before anything can drop the line
-    model, example_id, condition = _identify(line, rows)
-    key = (model, example_id, condition)
-    if key in seen:
-        raise BadLine("duplicate", f"a second prediction for {key}")
-    seen.add(key)
-    config, row = rows[example_id]
-    fmt, profile = _line_format(line, default)
-    first = out.formats.setdefault(model, fmt)
-    if first.spec != fmt.spec and out.format_conflict is None:
-        out.format_conflict = (
-            f"model {model!r} has lines in two answer formats ({first.spec} and {fmt.spec}, {where}): "
-            "one model, one format (give each format's lines their own model name)"
-        )
-    if profile is not None:
-        out.profiles.setdefault(model, profile.spec)
-    template = template_hash(condition) if profile is None else profile.template_hash(condition)
-    out.templates.setdefault(condition, template)
-    carried = line_gate_fields(line)
-    if carried:
-        wrong = mismatches(carried, gate, config, template, str(row["image_sha256"]))
-        if wrong and not allow_gate_mismatch:
-            raise BadLine("gate", "prediction does not match the data scored: " + "; ".join(wrong))
-        out.mismatches += [f"{where}: {w}" for w in wrong]
-    if row.get("excluded"):
-        out.excluded.append({"model": model, "config": config, "condition": condition, "example_id": example_id})
-        return
-    if not row_allows(row, condition):
-        raise BadLine("condition", f"{condition} is not valid for {example_id}")
-    answer = _answer(line, condition, row, strict, fmt)
-    out.items.append(Scored(model=model, config=config, condition=condition, row=row, answer=answer))
-    record = answer.record if answer.status != FREE_TEXT else None
-    out.kept.append(
-        {
-            "model": model,
-            "example_id": example_id,
-            "condition": condition,
-            "response": line.get("response"),
-            "parse": answer.status,
-            "part": answer.part,
-            "action": answer.action,
-            "action_raw": answer.action_raw,
-            "point": None if answer.point is None else list(answer.point),
-            "box": None if answer.box is None else list(answer.box),
-            "numbers_from_strings": answer.from_strings,
-            "record": None if record is None else finite_json(dict(record)),
-            "answer_format": fmt.spec,
-        }
-    )
 
 
 def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str, str]]]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,8 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from groundbench.core.atomic import write_text
-from groundbench.results.headline import BASELINES, headlines
+from groundbench.core.jsontext import dumps_utf8
 from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
+from groundbench.scoring.headline import BASELINES, headlines
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -116,7 +116,7 @@ def _interval(low: float | None, high: float | None) -> str:
 
 def summary_table(metrics: Sequence[Mapping[str, Any]]) -> Table:
     """What a score comes to, first: each (config, condition)'s headline figure with its interval and the
-    baselines of the same rows (``results.headline``); the breakdown is :func:`terminal_table` (``--verbose``)."""
+    baselines of the same rows (``scoring.headline``); the breakdown is :func:`terminal_table` (``--verbose``)."""
     found = headlines(metrics)
     models = sorted({h.model for h in found})
     label = dict(BASELINES)
@@ -152,7 +152,8 @@ def provenance_lines(gate: Mapping[str, Any]) -> list[str]:
 
 def write_json(path: Path, payload: Mapping[str, Any]) -> None:
     """Strict JSON: a NaN or infinity is refused here (the report replaces them with null before)."""
-    write_text(path, json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    write_text(path, dumps_utf8(payload, indent=1, sort_keys=True, allow_nan=False) + "\n")  # a reply's lone
+    # surrogate (a part name the model answered) escaped
 
 
 GATE_COLUMNS = ("dataset_version", "manifest_sha256", "template_sha256", "package_version")

@@ -12,6 +12,7 @@ and size, and the bytes are the row's ``image`` column.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from collections.abc import Mapping
@@ -58,6 +59,21 @@ def profiled(line: dict[str, Any], row: Mapping[str, Any], condition: str, profi
     return width, height
 
 
+def written_image(row: Mapping[str, Any], size: tuple[int, int], images: Path, written: set[str]) -> dict[str, Any]:
+    """Write the image to send into ``images`` (once per name); the line's ``image``: that file's path, sha256
+    and size. When the profile resizes, the file is the resized PNG (``<row sha256>_<w>x<h>.png``), so its sha256
+    is not the row's; the line then also carries the row's as ``image_sha256``."""
+    data = (row["image"] or {}).get("bytes") or b""
+    sha256, name = row["image_sha256"], image_name(row["image_sha256"], data)
+    if size != (row["width"], row["height"]):
+        data = resized_png(data, *size)
+        sha256, name = hashlib.sha256(data).hexdigest(), f"{row['image_sha256']}_{size[0]}x{size[1]}.png"
+    if name not in written:
+        write_bytes(images / name, data)
+        written.add(name)
+    return {"sha256": sha256, "path": str(images / name), "width": size[0], "height": size[1]}
+
+
 def write_requests(
     folder: Path,
     config: str,
@@ -84,15 +100,10 @@ def write_requests(
                 continue
             line = request(row, config, condition, None)
             size = (row["width"], row["height"]) if profile is None else profiled(line, row, condition, profile)
+            if line["image"] is not None and size != (row["width"], row["height"]):
+                line["image_sha256"] = row["image_sha256"]  # the row's image: what the gate checks
             if images is not None and line["image"] is not None:
-                data = (row["image"] or {}).get("bytes") or b""
-                name = image_name(row["image_sha256"], data)
-                if size != (row["width"], row["height"]):
-                    name, data = f"{row['image_sha256']}_{size[0]}x{size[1]}.png", resized_png(data, *size)
-                if name not in written:
-                    write_bytes(images / name, data)
-                    written.add(name)
-                line["image"]["path"] = str(images / name)
+                line["image"] = written_image(row, size, images, written)
             line["dataset_version"] = gate.dataset_version
             line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))

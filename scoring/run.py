@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,44 +17,68 @@ from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.records import read_config, read_records
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
-from groundbench.scoring.api import check_resamples, score_file
+from groundbench.scoring.api import ScoreOptions, ScoreReport, check_resamples, score_path
 from groundbench.scoring.compare import compare
+from groundbench.scoring.formats import DEFAULT, parse_format
 from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.layout_render import terminal, views
+from groundbench.scoring.layouts import LayoutTable
 from groundbench.scoring.notice import say_synthetic
 from groundbench.scoring.predictions import expand, join, read_prediction_lines, read_rows
 from groundbench.scoring.report import provenance_lines, summary_table, terminal_table, write_csv, write_json
 from groundbench.scoring.sanity import sanity
 
 
+@dataclass(frozen=True)
+class ScoreOutputs:
+    """The files ``score`` writes besides what it prints (None: not written)."""
+
+    json: Path | None = None  # the whole report (``ScoreReport.to_dict``)
+    csv: Path | None = None  # the metrics, with the gate columns
+    missing: Path | None = None  # the expected rows without a prediction, one JSON line each
+
+
 def run_score(
     folder: Path,
     predictions: Path,
-    options: dict[str, Any],
-    outputs: dict[str, Path | None],
+    options: ScoreOptions,
+    outputs: ScoreOutputs,
     out: Console,
     err: Console,
     verbose: bool = False,
 ) -> int:
     """Score, write the outputs asked for, and print the result first: the headline figures beside their
-    baselines (with ``verbose``, every metric and the gate's hashes too); notices one line each, once."""
-    report = score_file(predictions, folder=folder, **options)
+    baselines (with ``verbose``, every metric and the gate's hashes too), then the official tables asked for
+    (``options.layouts``); notices one line each, once."""
+    report = score_path(predictions, folder, options)
     print_banners(report.banners, report.notice, report.synthetic_configs, err)
     if report.warning:
         err.print(escape(report.warning), style="bold yellow", soft_wrap=True)
-    if outputs.get("json") is not None:
-        write_json(outputs["json"], report.to_dict())  # type: ignore[arg-type]
-    if outputs.get("csv") is not None:
-        write_csv(outputs["csv"], report.metrics, report.gate, report.synthetic_configs)  # type: ignore[arg-type]
-    if outputs.get("missing") is not None:
-        text = "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing)
-        write_text(outputs["missing"], text)  # type: ignore[arg-type]
+    write_outputs(report, outputs)
     print_result(report.metrics, report.gate, out, verbose, report.answer_formats)
+    print_layouts(report.layouts, out)
     err.print(
         f"scored {len(report.predictions)} predictions ({len(report.missing)} expected rows missing, "
         f"{len(report.excluded_predictions)} for excluded rows not scored) into {len(report.metrics)} metric rows",
         soft_wrap=True,
     )
     return 0
+
+
+def write_outputs(report: ScoreReport, outputs: ScoreOutputs) -> None:
+    if outputs.json is not None:
+        write_json(outputs.json, report.to_dict())
+    if outputs.csv is not None:
+        write_csv(outputs.csv, report.metrics, report.gate, report.synthetic_configs)
+    if outputs.missing is not None:
+        write_text(outputs.missing, "".join(json.dumps(m, sort_keys=True) + "\n" for m in report.missing))
+
+
+def print_layouts(layouts: Mapping[str, list[LayoutTable]], out: Console) -> None:
+    """Each official table asked for (``--layout``), in the terminal form of ``scoring.layout_render``."""
+    for name in layouts:
+        for view in views([("", dict(layouts))], name):
+            out.print(terminal(view))
 
 
 def print_banners(banners: Sequence[str], notice: str | None, synthetic: Sequence[str], err: Console) -> None:
@@ -99,14 +124,20 @@ def run_compare(
     json_out: Path | None,
     out: Console,
     err: Console | None = None,
+    answer_formats: Sequence[str] = (DEFAULT,),
 ) -> int:
-    """The paired differences on ``out``; the synthetic notice on ``err`` (default: standard error)."""
+    """The paired differences on ``out``; the synthetic notice on ``err`` (default: standard error).
+    ``answer_formats``: one format reading both files' lines that name none, or two (A's, then B's)."""
     check_resamples(resamples)
+    formats = [parse_format(spec) for spec in answer_formats]  # a misspelt format fails before any file is read
+    if len(formats) not in (1, 2):
+        reason = f"given {len(formats)} times: expected once (both files) or twice (A's, then B's)"
+        raise GroundBenchError("command line", "--answer-format", reason)
     gate = folder_gate(folder)
     rows = read_rows(folder)
     sides = []
-    for path in (a, b):
-        joined = join(read_prediction_lines(path), rows, gate, source=str(path))
+    for path, fmt in zip((a, b), (formats[0], formats[-1]), strict=True):
+        joined = join(read_prediction_lines(path), rows, gate, source=str(path), answer_format=fmt)
         sides.append(expand(joined.items, rows)[0])
     entries = compare(sides[0], sides[1], seed, resamples)
     if not entries:
@@ -140,6 +171,7 @@ def run_compare(
             "gate": gate.to_dict(),
             "seed": seed,
             "resamples": resamples,
+            "answer_formats": {"a": formats[0].spec, "b": formats[-1].spec},
             "differences": entries,
             "synthetic_configs": synthetic,
             "notice": notice or None,

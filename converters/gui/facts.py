@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from groundbench.converters.gui.spec import SPEC
 from groundbench.core.shards import open_shard, shard_files
+from groundbench.schemas.rows import NO_TARGET, target_absent
 from groundbench.scoring.gui_rules import centre_click_hit
 
 COLUMNS = [
@@ -49,13 +50,10 @@ def _quantiles(values: list[float]) -> dict[str, float]:
     }
 
 
-NO_TARGET = "no target (refusal)"  # the target type of a refusal row (OSWorld-G): the element is not on the screen
-
-
 def target_type(row: dict[str, Any]) -> str:
-    gui = row["extras"]["gui"] or {}
-    if gui.get("region_kind") == "none":
+    if target_absent(row):  # a refusal row (OSWorld-G): the element is not on the screen
         return NO_TARGET
+    gui = row["extras"]["gui"] or {}
     kind = gui.get("data_type") or gui.get("ui_type") or gui.get("element_type") or (gui.get("gui_types") or [None])[0]
     return str(kind or "unknown")
 

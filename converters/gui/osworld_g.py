@@ -22,12 +22,13 @@ from typing import Any
 from groundbench.converters.gui.boxes import Box, finite_float, read_box, shown
 from groundbench.converters.gui.rows import SourceRow, gui_extras, other_json, size_pair, text
 from groundbench.errors import GroundBenchError
+from groundbench.schemas.rows import REFUSAL_RULE
 
 CONFIG = "gui_osworld_g"
 ANNOTATION = "OSWorld-G.json"  # the benchmark file the release's evaluators read
 CLASSIFICATION = "classification_result.json"
 BOX_TYPES = {"bbox": "box", "polygon": "polygon", "refusal": "none"}  # box_type -> extras.gui.region_kind
-RULES = {"bbox": "point_in_box", "polygon": "point_in_polygon", "refusal": "refusal"}
+RULES = {"bbox": "point_in_box", "polygon": "point_in_polygon", "refusal": REFUSAL_RULE}
 EVAL_TYPE = "grounding_eval"  # extras.gui.eval_type: the release's GroundingEval._eval (scoring/osworld_g.py)
 KNOWN = {"id", "image_path", "image_size", "instruction", "box_type", "box_coordinates", "GUI_types"}
 

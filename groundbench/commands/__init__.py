@@ -23,6 +23,7 @@ USERS = {
     "profiles": "groundbench.commands.profiles",
     "eval-log": "groundbench.commands.eval_log",
     "score": "groundbench.commands.score",
+    "import": "groundbench.commands.import_runs",
     "compare": "groundbench.commands.compare",
     "preview": "groundbench.commands.preview",
     "sheet": "groundbench.commands.sheet",

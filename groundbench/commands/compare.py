@@ -18,9 +18,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", help="predictions JSONL of model A")
     parser.add_argument("b", help="predictions JSONL of model B")
     parser.add_argument("--json", type=Path, help="write the differences as JSON here")
+    parser.add_argument(
+        "--answer-format",
+        action="append",
+        metavar="NAME[:KEY=VALUE,...]",
+        help="how answers are read, as for `score` (default groundbench; a line's answer_format overrides it); "
+        "given once it reads both files, twice A's then B's",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from groundbench.scoring.run import run_compare
 
-    return run_compare(_data_folder(args), Path(args.a), Path(args.b), args.seed, args.resamples, args.json, out)
+    formats = args.answer_format or ["groundbench"]
+    folder = _data_folder(args)
+    return run_compare(folder, Path(args.a), Path(args.b), args.seed, args.resamples, args.json, out, None, formats)

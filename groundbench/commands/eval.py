@@ -10,6 +10,7 @@ from groundbench.commands.options import DATA, PROFILE_HELP, VERBOSE, out
 from groundbench.commands.options import data_folder as _data_folder
 from groundbench.commands.options import output_root as _output_root
 from groundbench.errors import GroundBenchError
+from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, TRIES_WITHOUT_REPLY
 from groundbench.stages.options import console
 
 NAME = "eval"
@@ -53,7 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-connections", type=int, default=4, help="requests in flight (default 4)")
     parser.add_argument("--max-retries", type=int, default=3, help="retries of a failed request (default 3)")
-    parser.add_argument("--attempt-timeout", type=int, default=300, help="seconds before one attempt is retried (300)")
+    parser.add_argument(
+        "--attempt-timeout",
+        type=int,
+        default=ATTEMPT_TIMEOUT,
+        help=f"seconds one try of a request waits for the reply (default {ATTEMPT_TIMEOUT}); a request without a "
+        f"reply is tried {TRIES_WITHOUT_REPLY} times at most, and once one gets none the rows after it are not sent",
+    )
     parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0)")
     parser.add_argument("--max-tokens", type=int, help="maximum tokens per answer (default: the provider's)")
     parser.add_argument(

@@ -16,6 +16,9 @@ PROFILE_HELP = (
     "a model family's profile: its documented GUI prompt, the frame it is sent (Qwen's smart_resize where its "
     "processor would) and its answer format, recorded on every line (`groundbench profiles` lists them)"
 )
+# `score --layout` and `table --layout`: the names of scoring/layouts.py's LAYOUTS, written here so that building the
+# parser imports no scoring code (tests/scoring/test_layouts.py checks they are the registry's).
+LAYOUT_NAMES = ("screenspot-pro", "screenspot-pro-apps", "screenspot", "pointerbench")
 # What `score`, `eval` and `eval-log` print: the headline figures; every metric with --verbose (always in the JSON).
 VERBOSE = argparse.ArgumentParser(add_help=False)
 VERBOSE.add_argument(
@@ -40,7 +43,8 @@ WHERE.add_argument(
     metavar="TERM",
     help="keep rows matching TERM (repeatable, ANDed): an exclusion tag (e.g. no_render) or a flag (e.g. "
     "box_clamped), excluded, included, reask, or key=value with key in stratum, source, action, class, quality, "
-    "tag, flag, object_category, answer_type (action, class and quality describe the target part)",
+    "tag, flag, object_category, answer_type, target_type (action, class and quality describe the target part; "
+    "target_type is the type summary and score show, e.g. a GUI row's corner, where class is its cell_corner)",
 )
 
 

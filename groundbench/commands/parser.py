@@ -18,6 +18,7 @@ from typing import Any
 from groundbench import __version__
 from groundbench.commands import GROUPS
 from groundbench.commands.protocol import add_command
+from groundbench.core.extras import missing_extra, needs_extra
 from groundbench.stages.options import add_global_options
 
 
@@ -83,7 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands = Commands(sub)
     for title, table in GROUPS:
         commands.group(title)
-        for module in table.values():
-            add_command(commands, importlib.import_module(module))
+        for name, module in table.items():
+            try:
+                loaded = importlib.import_module(module)
+            except ModuleNotFoundError as exc:  # a command of an extra that is not installed: listed, saying so
+                extra = missing_extra(exc)
+                if extra is None:
+                    raise
+                commands.add_parser(name, help=needs_extra(name, extra), add_help=False, prefix_chars="\0")
+                continue
+            add_command(commands, loaded)
     parser.epilog = commands.listing()
     return parser

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     from groundbench.core.atomic import write_bytes
     from groundbench.loaders.published import iter_rows
     from groundbench.review.preview import preview_png
-    from groundbench.review.rows import file_stem, parse_where, select
+    from groundbench.review.rows import WHERE_WORDS, file_stem, no_match, parse_where, select
 
     folder = _data_folder(args)
     where = [parse_where(t) for t in args.where]
@@ -45,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
         write_bytes(out / f"{file_stem(row['example_id'])}.png", preview_png(row, args.side))
         wanted.discard(row["example_id"])
         written += 1
+    if written == 0 and every and any(term.key not in WHERE_WORDS for term in where):  # say what would match
+        said = no_match(iter_rows(folder, args.config), where)
+        console.print(f"{args.config}: no row matches {' and '.join(args.where)}: {said}", markup=False, soft_wrap=True)
     if wanted:
         raise GroundBenchError(
             folder / "data" / args.config, "example_id", f"not in this config (or filtered out): {sorted(wanted)}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from groundbench.commands.options import BOOTSTRAP, DATA, VERBOSE, out
+from groundbench.commands.options import BOOTSTRAP, DATA, LAYOUT_NAMES, VERBOSE, out
 from groundbench.commands.options import data_folder as _data_folder
 from groundbench.stages.options import console
 
@@ -30,7 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME[:KEY=VALUE,...]",
         help="how answers are read and in which frame (default groundbench; a line's answer_format overrides it): "
         "groundbench, pixels, norm1, norm1000, qwen2.5-vl, qwen3-vl, qwen2-vl, os-atlas, ui-tars, uground, aguvis, "
-        "showui, seeclick (`groundbench profiles` lists them)",
+        "showui, seeclick, molmo, robopoint, gemini, claude-computer-use, openai-computer-use, glm-v, internvl, "
+        "cogagent, minicpm-v, kimi-vl, agentcpm-gui, ui-venus, ui-venus-2, gta1, holo1.5, infigui-g1 (`groundbench "
+        "profiles` lists them)",
     )
     parser.add_argument(
         "--subset", action="store_true", help="score only the predicted rows (a deliberate subset; said in the output)"
@@ -42,6 +44,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--config", action="append", help="score against these configs only (repeatable)")
     parser.add_argument(
+        "--layout",
+        action="append",
+        choices=LAYOUT_NAMES,
+        metavar="NAME",
+        help="also print the published table NAME (repeatable; in the --json report too, for `groundbench table "
+        f"--layout`): {', '.join(LAYOUT_NAMES)}",
+    )
+    parser.add_argument(
         "--sanity",
         metavar="CONFIG",
         help="run oracle/constant/centre-click/best-constant/coverage/echo emitters on CONFIG; exit 1 on deviation",
@@ -49,21 +59,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groundbench.scoring.run import run_sanity, run_score
+    from groundbench.scoring.api import ScoreOptions
+    from groundbench.scoring.run import ScoreOutputs, run_sanity, run_score
 
     if args.sanity:
         return run_sanity(_data_folder(args), args.sanity, out, console)
     if args.predictions is None:
         console.print("error: give a PREDICTIONS file, or --sanity CONFIG")
         return 2
-    options = {
-        "configs": args.config or None,
-        "strict": args.strict,
-        "subset": args.subset,
-        "allow_gate_mismatch": args.allow_gate_mismatch,
-        "seed": args.seed,
-        "resamples": args.resamples,
-        "answer_format": args.answer_format,
-    }
-    outputs = {"json": args.json, "csv": args.csv, "missing": args.missing}
+    options = ScoreOptions(
+        configs=args.config or None,
+        strict=args.strict,
+        subset=args.subset,
+        allow_gate_mismatch=args.allow_gate_mismatch,
+        seed=args.seed,
+        resamples=args.resamples,
+        answer_format=args.answer_format,
+        layouts=tuple(dict.fromkeys(args.layout or ())),
+    )
+    outputs = ScoreOutputs(json=args.json, csv=args.csv, missing=args.missing)
     return run_score(_data_folder(args), Path(args.predictions), options, outputs, out, console, args.verbose)

@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from groundbench.schemas.baselines_features import configs_counted
     from groundbench.tools.verify import repair_hints, verify, verify_and_repair
 
     root = _root(args)
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"REPAIR {line}")
     status = "FAILED" if report.mismatches else "ok"
     console.print(
-        f"verify {status}: {report.configs} configs, {report.checked_files} files, "
+        f"verify {status}: {configs_counted(report.configs, report.baselines)}, {report.checked_files} files, "
         f"{report.checked_images} embedded images, {len(report.mismatches)} mismatches"
     )
     return 1 if report.mismatches else 0

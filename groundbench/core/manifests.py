@@ -2,13 +2,15 @@
 
 A converter's interim manifest (``data/interim/.../manifest.jsonl``) has image lines only. The manifest
 ``groundbench bake`` writes for a config has three kinds of line, each told apart by its keys, in this
-order:
+order (a config this build does not contain has a fourth kind alone, below):
 
 - **shard** ``{"bytes", "sha256", "shard"}``: one per Arrow shard of ``data/shards/<config>/`` (file name,
   size, sha256 of its bytes), by name;
 - **image** ``{"bytes", "format", "height", "producer", "sha256", "source_path", "width"}``: one per
   image (sha256 of its bytes, how it was produced), by sha256;
 - **row** ``{"example_id", "row_sha256"}``: one per row, in shard order (sorted by ``example_id``).
+- **absent** ``{"absent"}``: the one line of an absent config's manifest, the reason its shards folder's
+  ``ABSENT`` marker gives (the manifest is a DVC output, which DVC warns about when it is an empty file).
 
 A row's ``row_sha256`` (:func:`row_digest`) is the sha256 of the UTF-8 bytes of one canonical JSON
 serialization of every field of the record except the image bytes::
@@ -52,6 +54,7 @@ HASH_BLOCK = 8 * 1024 * 1024
 ROW_COLUMNS = tuple(name for name in FEATURES if name != "image")
 SHARD_KEYS = frozenset({"bytes", "sha256", "shard"})
 ROW_KEYS = frozenset({"example_id", "row_sha256"})
+ABSENT_KEYS = frozenset({"absent"})
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class ConfigManifest:
     images: dict[str, ManifestEntry]  # sha256 -> entry
     shards: tuple[FileRecord, ...] = ()
     rows: dict[str, str] = field(default_factory=dict)  # example_id -> row_sha256, in shard order
+    absent: str | None = None  # why the build does not contain the config (then the manifest's only line)
 
 
 def sha256_bytes(data: bytes | memoryview) -> str:
@@ -114,6 +118,11 @@ def sha256_file(path: Path) -> str:
 
 def file_record(path: Path) -> FileRecord:
     return FileRecord(path.name, path.stat().st_size, sha256_file(path))
+
+
+def absent_manifest(reason: str) -> str:
+    """The manifest of a config this build does not contain: one line holding why."""
+    return canonical_json({"absent": reason.strip()}) + "\n"
 
 
 def canonical_json(value: Any) -> str:
@@ -176,6 +185,7 @@ def read_config_manifest(path: Path) -> ConfigManifest:
     images: dict[str, ManifestEntry] = {}
     shards: list[FileRecord] = []
     rows: dict[str, str] = {}
+    absent: str | None = None
     if text and not text.endswith("\n"):
         raise GroundBenchError(path, "file", "expected one JSON object per line, the last one ended by a newline")
     for number, line in enumerate(text.splitlines(), start=1):
@@ -184,6 +194,8 @@ def read_config_manifest(path: Path) -> ConfigManifest:
             keys = set(raw) if isinstance(raw, dict) else set()
             if keys == SHARD_KEYS:
                 shards.append(FileRecord(_text(raw["shard"]), _count(raw["bytes"]), _hex(raw["sha256"])))
+            elif keys == ABSENT_KEYS:
+                absent = _text(raw["absent"])
             elif keys == ROW_KEYS:
                 example_id = _text(raw["example_id"])
                 if example_id in rows:
@@ -196,7 +208,7 @@ def read_config_manifest(path: Path) -> ConfigManifest:
             raise GroundBenchError(
                 path, f"line {number}", f"expected a shard, image or row line of a manifest ({exc})"
             ) from exc
-    return ConfigManifest(images, tuple(shards), rows)
+    return ConfigManifest(images, tuple(shards), rows, absent)
 
 
 def write_sha256sums(path: Path, sums: Mapping[str, str]) -> None:

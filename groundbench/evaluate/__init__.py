@@ -6,6 +6,7 @@
 - :mod:`.task`: the inspect task (also for ``inspect eval groundbench/groundbench``)
 - :mod:`.predictions`: one predictions line per answer (raw response kept, resize mapped back)
 - :mod:`.cache`: the run folder's answer cache that makes runs resumable
+- :mod:`.silence`: a server that stopped answering ends the run (the timeouts' defaults)
 - :mod:`.score`: the one call into the scorer
 - :mod:`.run`: the command's flow
 """

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.predictions import GATE_FIELDS, Line, key
+from groundbench.evaluate.predictions import GATE_FIELDS, Line, json_line, key
 
 ANSWERS = "answers.jsonl"
 
@@ -58,6 +58,11 @@ def check_gate(out: Path, cached: Iterable[Line], current: Mapping[tuple[str, st
                 )
 
 
+# The first error each run folder's answers could not be written with (a full disk, ...), by folder: inspect
+# records it as the sample's error and goes on, so the command asks for it here to name it in its own line.
+_WRITE_FAILURES: dict[Path, OSError] = {}
+
+
 class AnswerLog:
     """Append-only writer used by the task's recording solver (one event loop: writes never interleave)."""
 
@@ -66,11 +71,20 @@ class AnswerLog:
         drop_torn_tail(self.path)
 
     def append(self, line: Mapping[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(json_line(line))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            _WRITE_FAILURES.setdefault(self.path.parent, exc)
+            raise
+
+
+def write_failure(out: Path) -> OSError | None:
+    """The first error the answers of ``out`` could not be written with since the last call (then forgotten)."""
+    return _WRITE_FAILURES.pop(out, None)
 
 
 def drop_torn_tail(path: Path) -> None:

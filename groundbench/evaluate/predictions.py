@@ -12,10 +12,10 @@ stays the ``response`` (with the ``resize``), read by the scorer in that format 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from groundbench.core.jsontext import dumps_utf8
 from groundbench.evaluate.images import Frame
 from groundbench.schemas.request_conditions import FREE_FORM, base_condition
 from groundbench.scoring.formats import DEFAULT
@@ -74,6 +74,11 @@ def key(line: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(line["config"]), str(line["condition"]), str(line["example_id"]))
 
 
+def json_line(line: Mapping[str, Any]) -> str:
+    """One line of UTF-8 text; a reply holding a lone surrogate is written escaped (``core.jsontext``)."""
+    return dumps_utf8(line, sort_keys=True) + "\n"
+
+
 def jsonl(lines: Iterable[Mapping[str, Any]]) -> str:
     """Sorted by (config, condition, example id), one canonical JSON object per line: same answers, same bytes."""
-    return "".join(json.dumps(line, sort_keys=True, ensure_ascii=False) + "\n" for line in sorted(lines, key=key))
+    return "".join(json_line(line) for line in sorted(lines, key=key))

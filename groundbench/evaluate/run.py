@@ -10,8 +10,12 @@ cover every answer in it, whichever configs and conditions the latest command na
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import shutil
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +31,8 @@ from groundbench.core.atomic import write_text
 from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers
+from groundbench.evaluate import silence
+from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers, write_failure
 from groundbench.evaluate.gate_fields import answer_gate
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import Line, jsonl
@@ -35,6 +40,7 @@ from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
 from groundbench.evaluate.samples import NoValidRows, valid_example_ids
 from groundbench.evaluate.score import score_file
+from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, request_timeout, stopped_answering
 from groundbench.evaluate.task import groundbench
 from groundbench.scoring.profiles import parse_profile
 
@@ -59,7 +65,7 @@ class EvalSettings:
     max_side: int | None = field(default=None, metadata=SETTING)
     max_connections: int = 4
     max_retries: int = 3
-    attempt_timeout: int | None = 300
+    attempt_timeout: int | None = ATTEMPT_TIMEOUT
     temperature: float | None = field(default=0.0, metadata=SETTING)
     max_tokens: int | None = field(default=None, metadata=SETTING)
     model_args: Mapping[str, Any] = field(default_factory=dict)
@@ -215,6 +221,8 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
 
 def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: Console, err: Console) -> EvalResult:
     run = settings.out
+    silence.forget(str(run))  # what an earlier command in this process saw of its server
+    write_failure(run)
     setting = run_setting(settings)
     check_setting(run, setting, setting_defaults(settings))
     cached = read_answers(run)
@@ -229,7 +237,8 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
         logs = _ask(planned.tasks, settings, model)
         if interruption.requested:  # inspect cancelled its run and returned
             raise interrupted(run, planned.wanted)
-        return _write(settings, planned, out, err, first_error(logs))
+        check_answered(settings, planned.wanted, logs)
+        return _write(settings, planned, out, err)
     except BaseException as exc:  # whatever inspect raised on its way out of an interrupted run
         if interruption.requested and not isinstance(exc, Interrupted):
             raise interrupted(run, planned.wanted) from exc
@@ -248,6 +257,7 @@ def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[Ev
         max_connections=settings.max_connections,
         max_retries=settings.max_retries,
         attempt_timeout=settings.attempt_timeout,
+        timeout=request_timeout(settings.attempt_timeout),
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
     )
@@ -264,7 +274,8 @@ def first_error(logs: Sequence[EvalLog]) -> str | None:
     traceback (e.g. ``openai.InternalServerError: Error code: 500``), so that line is shown."""
     for log in logs:
         if log.samples is None and log.location:  # the returned header only: the samples are in the file
-            log = read_eval_log(log.location)
+            with suppress(OSError):  # inspect could not write it (a full disk: said apart); the header is what there is
+                log = read_eval_log(log.location)
         for error in [log.error, *(sample.error for sample in log.samples or [])]:
             if error is not None:
                 causes = [line for line in error.traceback.splitlines() if EXCEPTION_LINE.match(line)]
@@ -273,19 +284,67 @@ def first_error(logs: Sequence[EvalLog]) -> str | None:
     return None
 
 
-def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console, error: str | None) -> EvalResult:
-    """Predictions and scores of every answer the folder holds, once every requested row has one."""
+def check_answered(settings: EvalSettings, wanted: Sequence[Key], logs: Sequence[EvalLog]) -> None:
+    """Every requested row has an answer, or one line naming why not and the way out: the run folder's file
+    system full, a server that stopped answering, else the first error inspect recorded."""
+    run = settings.out
+    failure, watched = write_failure(run), silence.forget(str(run))
+    answers = read_answers(run)
+    missing = [k for k in wanted if k not in answers]
+    if not missing:
+        return
+    unanswered = f"{len(missing)} of {len(wanted)} rows are still unanswered"
+    again = "then run the same command again to ask only those"
+    error = first_error(logs)
+    full = folder_full(run, failure, error, logs)
+    if full is not None:  # the answers or inspect's logs could not be written: the cause is the folder
+        raise GroundBenchError(
+            run,
+            "folder",
+            f"{os.strerror(full)} (the file system of this --out is full): {unanswered}, the answers so far are "
+            f"kept; free space there (or give another --out), {again}",
+        )
+    if watched is not None and watched.silence is not None:
+        cause = stopped_answering(watched.silence, settings.attempt_timeout, settings.max_retries, watched.not_asked)
+        raise GroundBenchError(run / ANSWERS, "answers", f"{unanswered}: {cause}; {again}")
+    cause = f"first error: {error}; all" if error else "the errors are"
+    raise GroundBenchError(
+        run / ANSWERS,
+        "answers",
+        f"{unanswered} (first: {' / '.join(missing[0])}; {cause} in {run / LOGS}): run the same command again "
+        "to ask only those",
+    )
+
+
+# The exception line of an OS error in inspect's record: `OSError: [Errno 28] No space left on device`.
+ERRNO = re.compile(r"^[\w.]*Error: \[Errno (\d+)\]")
+FULL = (errno.ENOSPC, errno.EDQUOT)
+NEARLY_FULL = 1 << 20  # bytes: less than this free on the run folder's file system is a full one
+
+
+def folder_full(run: Path, failure: OSError | None, error: str | None, logs: Sequence[EvalLog]) -> int | None:
+    """ENOSPC / EDQUOT when the run folder's file system is why rows are unanswered: an answer could not be
+    appended, or inspect could not write its log there (its record then names no path, or is itself missing:
+    the space left in the folder decides), else None."""
+    if failure is not None and failure.errno in FULL:
+        return failure.errno
+    found = ERRNO.match(error or "")
+    said = int(found.group(1)) if found is not None else None
+    # rows unanswered and no error recorded: inspect's record of it was lost (its log could not be written)
+    lost = error is None or any(log.location and not Path(log.location).is_file() for log in logs)
+    if said not in FULL and not lost:
+        return None
+    try:
+        free = shutil.disk_usage(run).free
+    except OSError:
+        return None
+    return (said or errno.ENOSPC) if free < NEARLY_FULL else None
+
+
+def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) -> EvalResult:
+    """Predictions and scores of every answer the folder holds (every requested row has one)."""
     run = settings.out
     answers = read_answers(run)
-    missing = [k for k in planned.wanted if k not in answers]
-    if missing:
-        cause = f"first error: {error}; all" if error else "the errors are"
-        raise GroundBenchError(
-            run / ANSWERS,
-            "answers",
-            f"{len(missing)} of {len(planned.wanted)} rows are still unanswered (first: {' / '.join(missing[0])}; "
-            f"{cause} in {run / LOGS}): run the same command again to ask only those",
-        )
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(answers.values()))
     scores = run / SCORES

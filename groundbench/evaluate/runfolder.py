@@ -81,11 +81,25 @@ def write_setting(out: Path, setting: Mapping[str, Any]) -> None:
         write_text(path, text)
 
 
+def make_folder(out: Path) -> None:
+    """``out`` as a folder (made with its parents), or one line saying that it, or a folder above it, is a file."""
+    file = next((p for p in [out, *out.parents] if p.exists() and not p.is_dir()), None)
+    if file is not None:
+        what = "--out is a file" if file == out else f"{file} is a file, so --out cannot be made below it"
+        raise GroundBenchError(
+            out,
+            "--out",
+            f"{what}: --out names the run folder eval writes (run.json, answers.jsonl, predictions.jsonl, "
+            "scores.json); give a folder, new or one an earlier eval wrote (default: build/eval of the project)",
+        )
+    out.mkdir(parents=True, exist_ok=True)
+
+
 @contextmanager
 def held(out: Path) -> Iterator[None]:
     """Hold the run folder for this command alone; a folder it made and left empty is removed again."""
     made = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     reason = "another groundbench eval is writing this run folder; wait for it to finish, then run again"
     try:
         with exclusive(out / LOCK, out / LOCK, reason):

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from groundbench.scoring.run import run_score
+from groundbench.scoring.api import ScoreOptions
+from groundbench.scoring.run import ScoreOutputs, run_score
 
 
 def score_file(
     predictions: Path, folder: Path, json_out: Path, out: Console, err: Console, subset: bool = False
 ) -> None:
     """Write ``json_out``: the report of ``groundbench score`` on ``predictions`` against ``folder``."""
-    run_score(folder, predictions, {"subset": subset}, {"json": json_out}, out, err)
+    run_score(folder, predictions, ScoreOptions(subset=subset), ScoreOutputs(json=json_out), out, err)

@@ -13,6 +13,7 @@ predictions, so inspect's display shows no number rather than one that reads as 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from inspect_ai import Task, task
@@ -22,6 +23,7 @@ from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
 from groundbench.core.interrupts import cancel_running_loop, requested
+from groundbench.evaluate import silence
 from groundbench.evaluate.cache import AnswerLog
 from groundbench.evaluate.gate_fields import gate_fields
 from groundbench.evaluate.mock import is_bare_mock, offline_mock
@@ -40,6 +42,26 @@ def record_answer(answers_folder: str):
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         log.append(prediction_line(state.metadata, str(state.model), state.output.completion))
+        return state
+
+    return solve
+
+
+@solver
+def ask_while_answered(answers_folder: str):
+    """inspect's ``generate``, unless the server has stopped answering this command (:mod:`.silence`)."""
+    watch = silence.watch(answers_folder)
+    ask = generate()
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        watch.refuse()
+        started = time.monotonic()
+        try:
+            state = await ask(state, generate)
+        except Exception as exc:
+            watch.failed(exc, started)
+            raise
+        watch.answered()
         return state
 
     return solve
@@ -94,7 +116,7 @@ def groundbench(
     )
     steps = [generate()]
     if answers_folder is not None:  # groundbench eval: the answer cache, and its Ctrl-C
-        steps = [unless_interrupted(), *steps, record_answer(answers_folder)]
+        steps = [unless_interrupted(), ask_while_answered(answers_folder), record_answer(answers_folder)]
     name = f"groundbench_{config}_{condition.replace('/', '_')}"  # a '/' would cut the log's file name
     model = offline_mock() if is_bare_mock(eval_model()) else None
     # The profile's server options (Qwen2-VL / OS-Atlas: keep the box tokens the answer is written in).

@@ -20,7 +20,7 @@ from groundbench.core.project import find_project
 from groundbench.core.terminal import ResultConsole
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import resolve_folder
-from groundbench.results import plots, table
+from groundbench.results import table
 from groundbench.results.export import export_run
 from groundbench.results.runs import (
     Run,
@@ -30,6 +30,9 @@ from groundbench.results.runs import (
     load_runs,
     read_json,
 )
+from groundbench.results.runs import notices as run_notices
+from groundbench.scoring import layout_render
+from groundbench.scoring.layouts import LayoutTable
 from groundbench.scoring.notice import say_notice
 
 err = Console(stderr=True)
@@ -48,6 +51,8 @@ def _runs(args: argparse.Namespace) -> list[Run]:
 
 def cmd_table(args: argparse.Namespace) -> int:
     runs = _runs(args)
+    if args.layout is not None:
+        return _layout_table(args, runs)
     built = table.build_table(runs)
     if not built.rows:
         raise GroundBenchError(args.runs[0], "metrics", "no headline metric in the given runs")
@@ -69,6 +74,49 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def _layout_table(args: argparse.Namespace, runs: list[Run]) -> int:
+    """``table --layout NAME``: the official layout of every run, from the tables ``score --layout`` stored."""
+    found = [(run.label, {args.layout: stored_layout(run, args.layout)}) for run in runs]
+    views = layout_render.views(found, args.layout)
+    notices = run_notices(runs)
+    if args.format == "terminal":
+        if args.out is not None:
+            raise GroundBenchError("--out", "--format", "the terminal table prints only; use markdown, latex or csv")
+        for notice in notices:
+            say_notice(err, notice)
+        console = ResultConsole()
+        for view in views:
+            console.print(layout_render.terminal(view))
+        return 0
+    render = {"markdown": layout_render.markdown, "latex": layout_render.latex}
+    text = layout_render.to_csv(views) if args.format == "csv" else render[args.format](views, notices)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text(Path(args.out), text)
+        err.print(f"{args.format} {args.layout} table of {len(runs)} runs -> {args.out}")
+    for notice in notices:
+        say_notice(err, notice)
+    return 0
+
+
+def stored_layout(run: Run, name: str) -> list[LayoutTable]:
+    """The run's ``layouts.NAME`` tables; a run scored without ``--layout NAME`` is refused with the command that
+    stores them (the scores do not hold the per-row verdicts a layout needs)."""
+    stored = (run.report.get("layouts") or {}).get(name)
+    if not isinstance(stored, list):
+        predictions = run.path.parent / "predictions.jsonl"
+        given = predictions if predictions.is_file() else Path("PREDICTIONS")
+        subset = " --subset" if (run.report.get("settings") or {}).get("subset") else ""
+        how = f"groundbench score {given} --layout {name}{subset} --json {run.path}"
+        raise GroundBenchError(run.path, f"layouts.{name}", f"expected the {name} tables; score with them: {how}")
+    try:
+        return [LayoutTable.from_dict(t) for t in stored]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        reason = f"expected the tables `score --layout` writes ({exc})"
+        raise GroundBenchError(run.path, f"layouts.{name}", reason) from exc
+
+
 def _comparisons(paths: list[str]) -> list[tuple[str, dict[str, Any]]]:
     out = []
     for given in paths:
@@ -85,6 +133,8 @@ def _compare_notice(args: argparse.Namespace, comparisons: list[tuple[str, dict[
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
+    from groundbench.results import plots  # matplotlib (the plots extra): only this command draws
+
     runs = _runs(args) if args.runs else []
     comparisons = _comparisons(args.compare)
     for path, (_, payload) in zip(args.compare, comparisons, strict=True):

@@ -17,9 +17,9 @@ from typing import Any
 
 import yaml
 
-from groundbench.results.headline import Headline, headlines
 from groundbench.results.runs import Run
 from groundbench.results.tasks import EVAL_YAML, task_id
+from groundbench.scoring.headline import Headline, headlines
 
 EVAL_RESULTS = ".eval_results"
 NOTE_SEPARATOR = "; "

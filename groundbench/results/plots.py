@@ -1,7 +1,7 @@
 """``groundbench plot``: figures of score reports, each as PNG and SVG with deterministic bytes (the gallery's
 matplotlib settings: Agg, fixed SVG hash salt, no dates), plus ``plots.json``, every plotted number.
 
-- ``<metric>``: one figure per headline metric (``results.headline``): per (config, condition) each
+- ``<metric>``: one figure per headline metric (``scoring.headline``): per (config, condition) each
   model's value with its 95% interval as whiskers, and the baselines of the same rows as reference lines
   across that condition's slot (one panel per config; one panel over the configs when each scored one
   condition, as GUI suites do);
@@ -23,9 +23,9 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from groundbench.results.headline import BASELINES, Headline, breakdown, headlines
+from groundbench.core.figures import RC, Plot, new_figure, render
 from groundbench.results.runs import Run, notices
-from groundbench.review.report.plots import RC, Plot, new_figure, render
+from groundbench.scoring.headline import BASELINES, Headline, breakdown, headlines
 
 BASELINE_STYLE = {  # report column -> (line style, colour)
     "baseline_majority": ("--", "#555555"),

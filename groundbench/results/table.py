@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.results.headline import BASELINES, Headline, headlines
 from groundbench.results.runs import Run, notices
+from groundbench.scoring.headline import BASELINES, Headline, headlines
 
 MARK = "†"
 KEY = f"{MARK} = the model's 95% interval includes a baseline of the same rows; — = none / not measurable"

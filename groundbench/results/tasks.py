@@ -6,7 +6,7 @@ huggingface.js ``packages/tasks/src/eval.ts``) and ``tasks``, each an ``id`` and
 ``config`` and ``split``; each task is one leaderboard, and a model's ``.eval_results/*.yaml`` entry names
 it by ``task_id`` (``results.hub``).
 
-A GroundBench task is one (config, condition, headline metric) of ``results.headline``, for the image
+A GroundBench task is one (config, condition, headline metric) of ``scoring.headline``, for the image
 conditions (the text-only variants are controls, reported by ``groundbench table``). ``groundbench
 assemble`` writes the file from the published rows; ``check-card`` regenerates and compares it.
 """
@@ -21,8 +21,8 @@ from typing import Any
 import yaml
 
 from groundbench.loaders.published import read_config
-from groundbench.results.headline import headline_metrics, hub_task_conditions
 from groundbench.schemas.request_conditions import BASE_CONDITIONS, conditions_of
+from groundbench.scoring.headline import headline_metrics, hub_task_conditions
 
 EVAL_YAML = "eval.yaml"
 # The Hub's list has no entry for GroundBench's own scorer yet; registering the benchmark adds it there

@@ -92,7 +92,10 @@ def profile_rows(_: Folder) -> Rows:
 
 SECTIONS: tuple[Section, ...] = (
     Section(
-        "configs", "configs of the published folder (rows valid per condition; strata are never pooled)", config_rows
+        "configs",
+        "configs of rows of the published folder (rows valid per condition; strata are never pooled); its "
+        f"{BASELINES_CONFIG} config holds their baseline answers, not rows to ask",
+        config_rows,
     ),
     Section("conditions", "conditions (--condition): what the prompt supplies besides the image", condition_rows),
     Section("formats", "answer formats (score --answer-format; a line's answer_format)", lambda _: formats.listing()),

@@ -162,21 +162,30 @@ def _overlaps(a: Rect, b: Rect) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
+def _overlap_area(a: Rect, b: Rect) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+
+
+def around(rect: Rect, margin: float) -> Rect:
+    return (rect[0] - margin, rect[1] - margin, rect[2] + margin, rect[3] + margin)
+
+
 def place_tag(
     draw: ImageDraw.ImageDraw, anchor: Rect, text: str, size: int, bounds: tuple[int, int], taken: list[Rect]
 ) -> tuple[Rect, tuple[float, float]]:
-    """Where a label chip goes: above, below, then beside its box, the first spot inside the image
-    that covers no chip or emphasised box already placed (else the first spot inside the image)."""
+    """Where a label chip goes: above, below, then beside ``anchor``, the first spot inside the image that
+    covers no chip or kept-clear area already placed (else the spot that covers least of them)."""
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font(size))
     w, h = right - left + 6, bottom - top + 4
     x0, y0, x1, y1 = anchor
-    spots = [(x0, y0 - h), (x0, y1), (x1 - w, y0 - h), (x1 - w, y1), (x1 + 1, y0), (x0 - w - 1, y0), (x0, y0)]
+    spots = [(x0, y0 - h), (x0, y1), (x1 - w, y0 - h), (x1 - w, y1), (x1 + 1, y0), (x0 - w - 1, y0)]
+    spots += [(x1 + 1, y1 - h), (x0 - w - 1, y1 - h), (x0, y0)]
     chips = []
     for x, y in spots:
         x = min(max(0.0, x), bounds[0] - w)
         y = min(max(0.0, y), bounds[1] - h)
         chips.append((x, y, x + w, y + h))
-    chip = next((c for c in chips if not any(_overlaps(c, t) for t in [*taken, anchor])), chips[0])
+    chip = min(chips, key=lambda c: sum(_overlap_area(c, t) for t in [*taken, anchor]))  # the first of the least
     taken.append(chip)
     return chip, (chip[0] + 3 - left, chip[1] + 2 - top)
 
@@ -228,13 +237,18 @@ def overlay(
         draw_no_target(draw, image.size, tag_size)
     if tags == "none":
         return image
-    # Labels last, placed target first so that no other label hides the target or its own label.
-    taken: list[Rect] = [a for _n, p, role in parts if role != OTHER and (a := _anchor(p, scale)) is not None]
+    # Labels last, placed target first so that no other label hides the target or its own label. Around an
+    # emphasised part a label's height is kept clear too: a small target (a GUI cell corner, a few pixels)
+    # is read with what surrounds it, and its own label goes beyond that, not against its marker.
+    clear = tag_size + line * 4
+    taken = [around(a, clear) for _n, p, role in parts if role != OTHER and (a := _anchor(p, scale)) is not None]
     chips = []
     for number, part, role in reversed(parts):
         anchor = _anchor(part, scale)
         if anchor is None:
             continue
+        if role != OTHER:
+            anchor = around(anchor, clear)
         label = str(number) if tags == "number" else f"{number} {part.get('part_id')}"
         chip, origin = place_tag(draw, anchor, label, tag_size, image.size, taken)
         chips.append((chip, origin, label, COLORS[role]))

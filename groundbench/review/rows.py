@@ -17,7 +17,7 @@ from typing import Any
 from groundbench.core.registry import BY_NAME
 from groundbench.core.shards import ABSENT_MARKER, iter_batches, shard_files
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.schemas.rows import target_part
+from groundbench.schemas.rows import target_part, target_type
 from groundbench.schemas.vocab import EXCLUSION_TAGS, FLAGS
 
 SHARDS = Path("data/shards")
@@ -34,6 +34,7 @@ WHERE_KEYS: dict[str, str] = {
     "flag": "flags",
     "object_category": "object_category",
     "answer_type": "answer_type",
+    "target_type": "target_type",  # the target's type as summary and score name it (a GUI row's data_type)
 }
 WHERE_WORDS = ("excluded", "included", "reask")
 
@@ -87,6 +88,7 @@ class Facets:
     reask: bool
     object_category: str
     answer_type: str
+    target_type: str
 
     def value(self, name: str) -> str | tuple[str, ...]:
         return getattr(self, name)  # type: ignore[no-any-return]
@@ -110,6 +112,7 @@ def facets_of(record: dict[str, Any]) -> Facets:
         reask=record.get("original_target_part_id") is not None,
         object_category=_text(record.get("object_category")),
         answer_type=_text(record.get("answer_type")),
+        target_type=target_type(record),
     )
 
 
@@ -154,6 +157,24 @@ def parse_where(term: str) -> Where:
         return Where("flag", term)
     also = f"; or KEY=VALUE, KEY one of {', '.join(sorted(WHERE_KEYS))}"
     raise unknown_name("--where", "term", term, list(dict.fromkeys([*WHERE_WORDS, *EXCLUSION_TAGS, *FLAGS])), also)
+
+
+def no_match(rows: Iterator[dict[str, Any]], where: Sequence[Where]) -> str:
+    """Why ``where`` selected no row: the values each key=value term's key takes in these rows, and the other
+    keys the value is found under (``class=corner``: the type ``summary`` shows is ``target_type=corner``)."""
+    terms = [term for term in where if term.key not in WHERE_WORDS]
+    seen: dict[str, set[str]] = {name: set() for name in WHERE_KEYS}
+    for row in rows:
+        facets = facets_of(row)
+        for key, name in WHERE_KEYS.items():
+            found = facets.value(name)
+            seen[key].update(found if isinstance(found, tuple) else [found])
+    said = []
+    for term in terms:
+        elsewhere = [f"{key}={term.value}" for key in WHERE_KEYS if key != term.key and term.value in seen[key]]
+        values = ", ".join(sorted(seen[term.key])[:30]) or "none"
+        said.append(f"{term.key} takes {values}" + (f" (did you mean {' or '.join(elsewhere)}?)" if elsewhere else ""))
+    return "; ".join(said)
 
 
 def select(rows: Iterator[dict[str, Any]], where: Sequence[Where]) -> Iterator[dict[str, Any]]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from groundbench.converters.gui.sample.fonts import font as dejavu
+from groundbench.core.fonts import font as dejavu
 from groundbench.review.preview import EXCLUDED_BANNER, PANEL, TEXT, overlay, png_bytes
 from groundbench.review.rows import facets_of
 

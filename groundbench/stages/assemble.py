@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 from groundbench.core.manifests import sha256_file
 from groundbench.core.registry import BY_NAME, CONFIGS, DEFAULT_CONFIG
 from groundbench.fetch.provenance import source_provenance
+from groundbench.schemas.baselines_features import configs_counted
 from groundbench.stages.baselines_config import baselines_table
 from groundbench.stages.built import absent_reasons, published_configs, synthetic_configs
 from groundbench.stages.facts import DatasetFacts, FactsMeta, source_setting
 from groundbench.stages.hffolder import assemble
 from groundbench.stages.options import console, params, root
-from groundbench.stages.paths import HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
+from groundbench.stages.paths import BUILD_LOCK_FILE, HF_FOLDER, LOCK_FILE, MANIFESTS, SHARDS
 
 if TYPE_CHECKING:
     from groundbench.core.params import Params
@@ -61,13 +62,14 @@ def audit_files(root: Path, params: Params) -> dict[str, tuple[str, Path]]:
 
 
 def facts_meta(root: Path, params: Params) -> FactsMeta:
-    lock = root / LOCK_FILE
+    lock, build_lock = root / LOCK_FILE, root / BUILD_LOCK_FILE
     sources = params.sources.model_dump()
     return FactsMeta(
         version=params.dataset.version,
         default=DEFAULT_CONFIG,
         source_settings={name: source_setting(value) for name, value in sorted(sources.items())},
         lock_sha256=sha256_file(lock) if lock.is_file() else "(no requirements.lock)",
+        build_lock_sha256=sha256_file(build_lock) if build_lock.is_file() else "(no requirements-build.lock)",
         absent=absent_reasons(root),
         source_provenance=source_provenance(root, params),
         synthetic=synthetic_configs(params),
@@ -92,5 +94,6 @@ def run_assemble(root: Path, params: Params) -> DatasetFacts:
 
 def run(args: argparse.Namespace) -> int:
     facts = run_assemble(root(args), params(args))
-    console.print(f"data/groundbench: {len(facts.configs)} configs, card and croissant.json, version {facts.version}")
+    counted = configs_counted(len(facts.configs), facts.baselines is not None)
+    console.print(f"data/groundbench: {counted}, card and croissant.json, version {facts.version}")
     return 0

@@ -28,7 +28,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from groundbench.core.atomic import atomic_dir, write_text
-from groundbench.core.manifests import file_record, read_manifest, row_digests, sha256_bytes, write_config_manifest
+from groundbench.core.manifests import (
+    absent_manifest,
+    file_record,
+    read_manifest,
+    row_digests,
+    sha256_bytes,
+    write_config_manifest,
+)
 from groundbench.core.parallel import ordered_map, worker_count
 from groundbench.core.shards import ABSENT_MARKER, ShardWriter, embedded_images, open_shard, shard_files
 from groundbench.errors import GroundBenchError, unknown_name
@@ -98,7 +105,7 @@ def bake_config(
         if marker.is_file():
             reason = marker.read_text(encoding="utf-8")
         write_text(shards_out / ABSENT_MARKER, reason)
-        write_text(manifest_out, "")
+        write_text(manifest_out, absent_manifest(reason))
         return BakeResult(0, 0, 0, 0, absent=True)
     manifest = read_manifest(interim / "manifest.jsonl")
     files = shard_files(interim)

@@ -287,6 +287,7 @@ class FactsMeta:
     default: str
     source_settings: dict[str, str]
     lock_sha256: str
+    build_lock_sha256: str = "(no requirements-build.lock)"
     # Registry configs this build does not contain -> why (from data/shards/<config>/ABSENT).
     absent: dict[str, str] = field(default_factory=dict)
     # Provenance records of the fetched sources the build read (groundbench.fetch.provenance).
@@ -306,6 +307,7 @@ class DatasetFacts:
     configs: list[ConfigCard]
     source_settings: dict[str, str]  # source -> "embedded sample" / "a source tree" (never a machine path)
     lock_sha256: str  # requirements.lock
+    build_lock_sha256: str = "(no requirements-build.lock)"  # with requirements.lock: the packages that built it
     absent: dict[str, str] = field(default_factory=dict)  # config -> why it is not in this build
     baselines: BaselinesCard | None = None  # the `baselines` config, when built
     source_provenance: list[dict] = field(default_factory=list)  # fetched sources read: origin, revision, checksum
@@ -384,6 +386,7 @@ def dataset_facts(data_root: Path, manifests_root: Path, configs: list[ConfigInf
         configs=cards,
         source_settings=meta.source_settings,
         lock_sha256=meta.lock_sha256,
+        build_lock_sha256=meta.build_lock_sha256,
         absent={name: reason for name, reason in meta.absent.items() if name not in names},
         baselines=baselines_card(data_root / BASELINES_CONFIG),
         source_provenance=meta.source_provenance,

@@ -11,7 +11,8 @@ SHARDS = Path("data/shards")
 MANIFESTS = Path("data/manifests")
 IMAGES = Path("data/images")
 HF_FOLDER = Path("data/groundbench")
-LOCK_FILE = Path("requirements.lock")
+LOCK_FILE = Path("requirements.lock")  # the light runtime
+BUILD_LOCK_FILE = Path("requirements-build.lock")  # what the build extra adds: with LOCK_FILE, what builds
 # Folders whose children are written atomically (temp sibling + rename): where a killed build can
 # leave a hidden `.name.*.tmp` behind.
 ATOMIC_PARENTS = (Path("data"), INTERIM, SHARDS, MANIFESTS, Path("data/sources/sample"))

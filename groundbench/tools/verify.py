@@ -62,7 +62,8 @@ PULLED = (CARD, "croissant.json")  # besides its data, what `groundbench pull CO
 
 @dataclass
 class VerifyReport:
-    configs: int = 0
+    configs: int = 0  # configs of rows verified
+    baselines: bool = False  # whether the baselines config (each row's baseline answers, no rows) was verified too
     checked_files: int = 0
     checked_images: int = 0  # embedded images whose bytes were checked (by their file's sha256, or one by one)
     mismatches: list[str] = field(default_factory=list)
@@ -131,7 +132,8 @@ class _Plan:
     problems: list[str] = field(default_factory=list)
     configs: list[_Config] = field(default_factory=list)
     total_bytes: int = 0
-    selected: int = 0  # configs verified (the baselines config included)
+    selected: int = 0  # configs of rows verified
+    baselines: bool = False  # the baselines config verified too
     missing: list[str] = field(default_factory=list)  # recorded files that are not there
 
     def lost(self, path: Path, where: str) -> None:
@@ -147,7 +149,9 @@ def verify(data: Path, configs: Sequence[str] | None = None, workers: int = 0, r
     """Check ``configs`` (None: every built config and every config the card lists) and the published
     folder; ``workers=0`` uses every core; ``rows`` reads every shard and Parquet file row by row."""
     plan = _plan(data, configs)
-    report = VerifyReport(configs=plan.selected, mismatches=list(plan.problems), changed=list(plan.missing))
+    report = VerifyReport(
+        configs=plan.selected, baselines=plan.baselines, mismatches=list(plan.problems), changed=list(plan.missing)
+    )
     count = worker_count(workers)
     parallel = count > 1 and plan.total_bytes >= PARALLEL_MIN_BYTES
     for result in _run(run_job, plan.jobs, count if parallel else 1):
@@ -266,7 +270,8 @@ def _plan(data: Path, selected: Sequence[str] | None) -> _Plan:
         raise GroundBenchError(
             data, "configs", "nothing to verify: no built config in data/shards and no card in data/groundbench"
         )
-    plan.selected = len(names)
+    plan.selected = len([name for name in names if name != BASELINES_CONFIG])
+    plan.baselines = BASELINES_CONFIG in names
     store = data / "images"
     for name in names:
         if name == BASELINES_CONFIG:

@@ -16,13 +16,15 @@ __all__ = ["DEFAULT", "AnswerFormat", "listing", "names", "parse_format"]
 
 
 def listing() -> list[dict[str, Any]]:
-    """Every format: name, syntax, frame, parameters (with defaults) and where its convention is documented."""
+    """Every format: name, syntax, frame, parameters (with defaults), its documented "no target" answer (read as a
+    refusal) and where its convention is documented."""
     return [
         {
             "name": f.name,
             "syntax": f.syntax,
             "frame": f.frame,
             "params": {p.name: p.default for p in f.params},
+            "refusal": f.refusal or "none",
             "source": f.source,
         }
         for f in FAMILIES.values()

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
-from groundbench.scoring.formats import providers, resize, syntax, uitars
-from groundbench.scoring.formats.syntax import Found
+from groundbench.scoring.formats import computer_use, pointing, providers, resize, specialists, syntax, uitars
+from groundbench.scoring.formats.syntax import Found, Read
 
 DEFAULT = "groundbench"
 Size = tuple[int, int]
@@ -66,6 +66,31 @@ def _uitars(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
     return _smart(seen, params) if params["version"] == "1.5" else (1000.0, 1000.0)
 
 
+def _claude(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
+    width, height = computer_use.claude_frame(int(seen[0]), int(seen[1]), params["scaling"] == "on")
+    return float(width), float(height)
+
+
+def _openai_display(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
+    """The declared display; undeclared, the screenshot as sent within OpenAI's documented image limits."""
+    if params["display_width"] and params["display_height"]:
+        return float(params["display_width"]), float(params["display_height"])
+    width, height = providers.openai(int(seen[0]), int(seen[1]))
+    return float(width), float(height)
+
+
+def _infigui(seen: Size, params: Mapping[str, Any]) -> tuple[float, float]:
+    """InfiGUI-G1's ``eval/eval.py``: the image shrunk to at most ``max_image_tokens * 28 * 28`` pixels (``data.py``
+    ``resize_image``: both sides scaled by sqrt(max / (w * h)) and rounded), then ``smart_resize`` (max 12845056)."""
+    width, height = int(seen[0]), int(seen[1])
+    most = params["max_image_tokens"] * 28 * 28
+    if width * height > most:
+        scale = math.sqrt(most / (width * height))
+        width, height = round(width * scale), round(height * scale)
+    h_bar, w_bar = resize.smart_resize(height, width)
+    return float(w_bar), float(h_bar)
+
+
 SMART_PARAMS = (
     Param("min_pixels", resize.MIN_PIXELS, help="the processor's min_pixels"),
     Param("max_pixels", resize.MAX_PIXELS, help="the processor's max_pixels"),
@@ -79,7 +104,28 @@ PIXELS_PARAMS = (
         "a hosted API whose documented limits the image is sent within (so it reaches the model as sent)",
     ),
 )
+
+
 # ui_tars.action_parser's own defaults (MIN_PIXELS = 100 * 28 * 28, MAX_PIXELS = 16384 * 28 * 28).
+def _smart_params(min_pixels: int, max_pixels: int, source: str) -> tuple[Param, ...]:
+    return (
+        Param("min_pixels", min_pixels, help=f"smart_resize min_pixels ({source})"),
+        Param("max_pixels", max_pixels, help=f"smart_resize max_pixels ({source})"),
+        Param("factor", resize.FACTOR, help="smart_resize factor (patch size x merge size)"),
+    )
+
+
+CLAUDE_PARAMS = (
+    Param("scaling", "on", ("on", "off"), "on: computer.py's scaling to XGA / WXGA / FWXGA; off: the screen as it is"),
+)
+OPENAI_PARAMS = (
+    Param("display_width", 0, help="the display width declared with the tool (unset: the screenshot as sent)"),
+    Param("display_height", 0, help="the display height declared with the tool (unset: the screenshot as sent)"),
+)
+INFIGUI_PARAMS = (
+    Param("max_image_tokens", 5600, help="eval.py's --max-image-tokens (the image at most this * 28 * 28 pixels)"),
+    Param("think", "on", ("on", "off"), "eval.py's --think-mode: on reads after the last </think>"),
+)
 UITARS_PARAMS = (
     Param("version", "1.5", ("1.5", "1.0"), "1.5: pixels of the smart_resize frame; 1.0: a 0-1000 grid"),
     Param("min_pixels", 100 * 28 * 28, help="smart_resize min_pixels (version 1.5)"),
@@ -94,18 +140,38 @@ class Family:
     syntax: str  # what the answer looks like
     frame: str  # what its numbers measure
     source: str  # where the family documents (or officially reads) it
-    reader: Callable[[str, str], Found | None] | None  # None: GroundBench's own JSON, read as before
+    reader: Callable[[str, str], Read] | None  # None: GroundBench's own JSON, read as before
     frame_size: Callable[[Size, Mapping[str, Any]], tuple[float, float]]
     params: tuple[Param, ...] = ()
     truncate: bool = False  # the adapter truncates the mapped pixel (int())
+    rounds: bool = False  # the adapter rounds the mapped pixel (Claude's computer.py: round(x / (target / screen)))
+    # What a tolerant reader finds where the official one found nothing; None: ``syntax.recover`` (x before y).
+    lenient: Callable[[str], Found | None] | None = None
+    # A pointing family: its answer is points only, so on object-part rows it names no part and no action
+    # (``parse.POINT_ONLY``), and every point it gives is kept (``pointing.Pointed``).
+    points_only: bool = False
+    refusal: str = ""  # the family's documented "no target" answer, read as a refusal ("" where it has none)
+    configured: Callable[[Mapping[str, Any]], Callable[[str, str], Read]] | None = None  # a reader set by parameters
+    check: Callable[[Mapping[str, Any]], str | None] | None = None  # what is wrong with a spec's parameters, or None
 
 
-def _fixed(reader: Callable[[str], Found | None]) -> Callable[[str, str], Found | None]:
+def _fixed(reader: Callable[[str], Read]) -> Callable[[str, str], Read]:
     return lambda text, answer_type: reader(text)
+
+
+def _display_declared(params: Mapping[str, Any]) -> str | None:
+    if bool(params["display_width"]) != bool(params["display_height"]):
+        return "declare both display_width and display_height, or neither"
+    return None
 
 
 QWEN_COOKBOOK = "https://github.com/QwenLM/Qwen2.5-VL/blob/main/cookbooks/computer_use.ipynb"
 SSPRO = "https://github.com/likaixin2000/ScreenSpot-Pro-GUI-Grounding/blob/main/models"
+QUICKSTART = "https://github.com/anthropics/anthropic-quickstarts/blob/main/computer-use-demo/computer_use_demo/tools/computer.py"
+GLMV = "https://github.com/zai-org/GLM-V/blob/main"
+AGENTCPM = "https://github.com/OpenBMB/AgentCPM-GUI/blob/main"
+VENUS = "https://github.com/inclusionAI/UI-Venus/blob/main"
+INFIGUI = "https://github.com/InfiXAI/InfiGUI-G1/blob/main"
 FAMILIES: dict[str, Family] = {
     f.name: f
     for f in (
@@ -222,6 +288,168 @@ FAMILIES: dict[str, Family] = {
             _fixed(syntax.seeclick_answer),
             _grid(1.0),
         ),
+        Family(
+            "molmo",
+            '<point x="61.5" y="40.6" alt="...">...</point> or <points x1=".." y1=".." x2=".." ...>, the whole answer '
+            "(the first point)",
+            "percent (0-100) of the image",
+            "https://github.com/allenai/molmo/blob/main/olmo/eval/evaluators.py (PointingEval, is_valid_format); "
+            "https://github.com/allenai/molmo/blob/main/olmo/util.py (extract_points); "
+            "https://github.com/allenai/olmo-ui/blob/main/src/components/thread/points/molmo1/extractPointData.ts",
+            _fixed(pointing.molmo_answer),
+            _grid(100.0),
+            lenient=pointing.molmo_embedded,
+            points_only=True,
+        ),
+        Family(
+            "robopoint",
+            "[(0.56, 0.43), (x2, y2), ...] (the first tuple; 4-tuples are boxes)",
+            "fractions 0-1 of the image where a number has a decimal point, else pixels (truncated, as its scorer)",
+            "https://github.com/wentaoyuan/RoboPoint/blob/master/robopoint/eval/summarize_vqa.py",
+            _fixed(pointing.robopoint_answer),
+            _grid(1.0),
+            truncate=True,
+            points_only=True,
+        ),
+        Family(
+            "gemini",
+            '[{"point": [y, x], "label": ...}] or [{"box_2d": [ymin, xmin, ymax, xmax], ...}] after a ```json fence '
+            "(the first entry)",
+            "a 0-1000 grid over the image, y first",
+            "https://github.com/google-gemini/cookbook/blob/main/examples/Spatial_understanding_3d.ipynb; "
+            "https://github.com/google-gemini/cookbook/blob/main/quickstarts/Spatial_understanding.ipynb; "
+            "https://ai.google.dev/gemini-api/docs/robotics-overview",
+            _fixed(pointing.gemini_answer),
+            _grid(1000.0),
+            lenient=pointing.gemini_embedded,
+            points_only=True,
+        ),
+        Family(
+            "claude-computer-use",
+            'the computer tool\'s input {"action": "left_click", "coordinate": [x, y]} (alone, in its tool_use block '
+            "or in the message's content list; the first click action), two non-negative integers",
+            "pixels of the screenshot scaled to XGA 1024x768 / WXGA 1280x800 / FWXGA 1366x768 (the first whose aspect "
+            "is within 0.02 of the screen's, only when smaller), else within Anthropic's image limits; mapped back "
+            "with round()",
+            f"{QUICKSTART}; https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/computer-use-tool",
+            _fixed(computer_use.claude_answer),
+            _claude,
+            CLAUDE_PARAMS,
+            rounds=True,
+        ),
+        Family(
+            "openai-computer-use",
+            'a computer_call whose action is {"type": "click", "x": .., "y": ..} (alone, in a list of output items or '
+            "a response's output; or the action alone; the first click)",
+            "pixels of the declared display (display_width x display_height; undeclared: the screenshot sent within "
+            "OpenAI's image limits)",
+            "https://platform.openai.com/docs/guides/tools-computer-use; "
+            "https://platform.openai.com/docs/api-reference/responses/object",
+            _fixed(computer_use.openai_answer),
+            _openai_display,
+            OPENAI_PARAMS,
+            check=_display_declared,
+        ),
+        Family(
+            "glm-v",
+            "<|begin_of_box|>[x1,y1,x2,y2]<|end_of_box|> (the first span; any brackets; four numbers a box, two a "
+            "point)",
+            "a 0-1000 grid over the image",
+            f"{GLMV}/README.md (Grounding); {GLMV}/examples/gui-agent/glm-45v/gui_agent_45v.py",
+            _fixed(specialists.glmv_answer),
+            _grid(1000.0),
+        ),
+        Family(
+            "internvl",
+            "[[x,y]] (the first), else [[x1,y1,x2,y2]] (the last, its centre); integers without spaces",
+            "a 0-1000 grid over the image",
+            f"{SSPRO}/internvl.py",
+            _fixed(specialists.internvl_answer),
+            _grid(1000.0),
+        ),
+        Family(
+            "cogagent",
+            "box=[[x1,y1,x2,y2]] (the first; inner brackets optional), its centre",
+            "a 0-1000 grid over the image",
+            f"{SSPRO}/cogagent24.py",
+            _fixed(specialists.cogagent_answer),
+            _grid(1000.0),
+        ),
+        Family(
+            "minicpm-v",
+            "<box>x1 y1 x2 y2</box> (the first, its centre), else the first two integers 'x y'",
+            "a 0-1000 grid over the image",
+            f"{SSPRO}/minicpmv.py",
+            _fixed(specialists.minicpmv_answer),
+            _grid(1000.0),
+        ),
+        Family(
+            "kimi-vl",
+            "after ◁/think▷ (an unclosed ◁think▷: no answer), the first x=.., y=.. in 0-1, as in "
+            "pyautogui.click(x=0.204, y=0.149)",
+            "fractions 0-1 of the image",
+            f"{SSPRO}/kimivl.py",
+            _fixed(specialists.kimivl_answer),
+            _grid(1.0),
+        ),
+        Family(
+            "agentcpm-gui",
+            '{"POINT": [x, y]} (spaces removed, the whole answer one JSON object; a "thought" beside it)',
+            "a 0-1000 grid over the image",
+            f"{AGENTCPM}/README.md; {AGENTCPM}/eval/grounding_eval/code/minicpm/fun2bbox_eval_minicpm.py",
+            _fixed(specialists.agentcpm_answer),
+            _grid(1000.0),
+        ),
+        Family(
+            "ui-venus",
+            "[x1,y1,x2,y2], the whole answer (its centre)",
+            "pixels of the smart_resize frame (min_pixels 2000000, max_pixels 4800000)",
+            f"{VENUS}/models/grounding/ui_venus_ground_7b.py; {VENUS}/models/ui_venus_ground_72b.py",
+            _fixed(specialists.uivenus_answer),
+            _smart,
+            _smart_params(2_000_000, 4_800_000, "ui_venus_ground_7b.py; the 72B adapter's: 3110400 / 48000000"),
+            refusal="[-1,-1,-1,-1]",
+        ),
+        Family(
+            "ui-venus-2",
+            "[x,y] (or [x1,y1,x2,y2], [x1,y1],[x2,y2], bare numbers: its extract_coordinates_qwen35 order)",
+            "a 0-1000 grid over the image",
+            f"{VENUS}/models/grounding/ui_venus2_gd.py",
+            _fixed(specialists.uivenus2_answer),
+            _grid(1000.0),
+            refusal="[-1,-1]",
+        ),
+        Family(
+            "gta1",
+            "(x,y), the first, integers",
+            "pixels of the smart_resize frame (max_pixels 4096x2160), stated in the prompt",
+            "https://github.com/Yan98/GTA1/blob/main/README.md (Inference)",
+            _fixed(specialists.gta1_answer),
+            _smart,
+            _smart_params(resize.MIN_PIXELS, 4096 * 2160, "GTA1's README"),
+        ),
+        Family(
+            "holo1.5",
+            '{"action": "click_absolute", "x": .., "y": ..}, the whole answer, integers',
+            "pixels of the smart_resize frame (max_pixels 2560x1440)",
+            f"{SSPRO}/holo1_5.py",
+            _fixed(specialists.holo_answer),
+            _smart,
+            _smart_params(resize.MIN_PIXELS, 2560 * 1440, "holo1_5.py"),
+        ),
+        Family(
+            "infigui-g1",
+            '[{"point_2d": [x, y]}, ...] after the last </think> (first [ to last ]; the first point scored)',
+            "pixels of the frame stated in the prompt (at most max_image_tokens*28*28 pixels, then smart_resize)",
+            f"{INFIGUI}/eval/prompts.py; {INFIGUI}/eval/eval.py",
+            lambda text, answer_type: specialists.infigui_answer(text),
+            _infigui,
+            INFIGUI_PARAMS,
+            refusal="[]",
+            configured=lambda params: (
+                lambda text, answer_type: specialists.infigui_answer(text, params["think"] == "on")
+            ),
+        ),
     )
 }
 
@@ -255,6 +483,13 @@ class AnswerFormat:
     def is_default(self) -> bool:
         return self.family.reader is None
 
+    def read(self, text: str, answer_type: str) -> Read:
+        """The answer in the family's syntax (its parameters applied), as its official adapter reads it."""
+        family = self.family
+        reader = family.configured(self.params) if family.configured is not None else family.reader
+        assert reader is not None  # the default format is read by scoring.parse
+        return reader(text, answer_type)
+
     def frame(self, seen: Size) -> tuple[float, float]:
         """The size of the frame the answer's numbers measure, for an image of ``seen`` (width, height)."""
         return self.family.frame_size(seen, self.params)
@@ -267,7 +502,12 @@ class AnswerFormat:
         out = []
         for index, value in enumerate(coords):
             side, frame = sides[index % 2]
-            out.append(float(math.trunc(value / frame * side)) if self.family.truncate else value * side / frame)
+            if self.family.truncate:
+                out.append(float(math.trunc(value / frame * side)))
+            elif self.family.rounds:  # computer.py: round(x / (target_width / width))
+                out.append(float(round(value / (frame / side))))
+            else:
+                out.append(value * side / frame)
         return tuple(out)
 
     def describe(self) -> dict[str, Any]:
@@ -295,4 +535,8 @@ def parse_format(text: str, where: str = "command line", option: str = "--answer
             )
         given[key] = known[key].read(value.strip(), where, option)
     # A parameter set to its default says nothing: one meaning, one spelling.
-    return AnswerFormat(family, {k: v for k, v in given.items() if v != known[k].default})
+    fmt = AnswerFormat(family, {k: v for k, v in given.items() if v != known[k].default})
+    problem = family.check(fmt.params) if family.check is not None else None
+    if problem is not None:
+        raise GroundBenchError(where, option, f"{name}: {problem}")
+    return fmt

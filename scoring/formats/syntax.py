@@ -5,7 +5,9 @@ A reader takes the raw response and returns the :class:`Found` coordinates in th
 Where an adapter reads beyond the documented syntax (Qwen2-VL's bare-number fallback), so do we: the
 headline must count what the adapter counted. Each reader names its source.
 
-Lenient recoveries (anything an adapter does not read) are :func:`recover`, counted separately.
+A reader may also return a :class:`Refusal`: the family's documented "no target" answer, as its adapter tells it
+apart from coordinates. Lenient recoveries (anything an adapter does not read) are :func:`recover`, counted
+separately.
 """
 
 from __future__ import annotations
@@ -41,7 +43,16 @@ class Found:
         return (c[0], c[1]) if len(c) == 2 else ((c[0] + c[2]) / 2, (c[1] + c[3]) / 2)
 
 
-Reader = Callable[[str], Found | None]
+@dataclass(frozen=True)
+class Refusal:
+    """The family's documented "no such target" answer (UI-Venus-2's ``[-1, -1]``, InfiGUI-G1's ``[]``): read, and
+    recorded as a refusal, never as coordinates."""
+
+    text: str
+
+
+Read = Found | Refusal | None  # what a reader gives: coordinates, the family's refusal, or no answer
+Reader = Callable[[str], Read]
 
 
 def _numbers(values: Any, lengths: Sequence[int] = (2, 4)) -> Found | None:

@@ -9,10 +9,13 @@ A profile is named like its answer format and takes the same spec (``qwen2.5-vl:
 - the image is resized on our side where the family's processor would (Qwen's ``smart_resize``), so the
   frame the model answers in is known and recorded;
 - the answer format is set (``scoring.formats``);
-- a request option the family's adapter relies on is sent with every request (``request_body``): Qwen2-VL and
-  OS-Atlas answer in box tokens (``<|box_start|>...``), which OpenAI-compatible servers such as vLLM drop from
-  the text by default, so their profiles ask for ``skip_special_tokens: false``, as ScreenSpot-Pro's OS-Atlas
-  vLLM adapter does.
+- a request option the family's adapter relies on is sent with every request (``request_body``): Qwen2-VL,
+  OS-Atlas and GLM-4.xV answer in special tokens (``<|box_start|>...``, ``<|begin_of_box|>...``), which
+  OpenAI-compatible servers such as vLLM drop from the text by default, so their profiles ask for
+  ``skip_special_tokens: false``, as ScreenSpot-Pro's OS-Atlas vLLM adapter does; Holo1.5's adapter decodes under
+  its click schema (``guided_json``), UI-Venus-2's turns thinking off (``chat_template_kwargs``);
+- the computer-use APIs are sent the screenshot at the size their coordinates are in (Claude: the reference
+  tool's scaling target; OpenAI: the declared display), so the frame is known and recorded.
 
 Prompts of a profile carry their own ``template_sha256`` (``template_hash``), so ``score`` gates them too.
 """
@@ -22,7 +25,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from string import Template
@@ -39,6 +42,7 @@ from groundbench.scoring.formats.providers import NONE as NO_PROVIDER
 from groundbench.scoring.formats.registry import Size
 
 PIXELS, GRID_1000, GRID_1 = "pixels", "0-1000", "0-1"
+PERCENT, GRID_1000_YX = "0-100", "0-1000, y first"  # Molmo's percent; Gemini's [y, x] / [ymin, xmin, ymax, xmax]
 QWEN_SYSTEM = "qwen_computer_use_system"
 
 
@@ -52,6 +56,23 @@ class Style:
     resized: bool = False  # the image is sent in the format's (smart_resize) frame
     stated_size: Size | None = None  # the resolution the system text states, when fixed (Qwen3-VL: 1000x1000)
     keeps_special_tokens: bool = False  # the answer's syntax is special tokens the server must not strip
+    body: Mapping[str, Any] = field(default_factory=dict)  # request options the family's own adapter sends
+    drops_final_period: bool = False  # the adapter strips one trailing "." from the instruction
+    answer: str | None = None  # the object-part rows' answer block (a pointing family's own); None: by frame
+
+
+# ScreenSpot-Pro's holo1_5.py decodes under its ClickAbsoluteAction JSON schema (vLLM guided decoding).
+HOLO_SCHEMA = {
+    "description": "Click at absolute coordinates.",
+    "properties": {
+        "action": {"const": "click_absolute", "default": "click_absolute", "title": "Action", "type": "string"},
+        "x": {"description": "The x coordinate, number of pixels from the left edge.", "title": "X", "type": "integer"},
+        "y": {"description": "The y coordinate, number of pixels from the top edge.", "title": "Y", "type": "integer"},
+    },
+    "required": ["x", "y"],
+    "title": "ClickAbsoluteAction",
+    "type": "object",
+}
 
 
 STYLES: dict[str, Style] = {
@@ -68,6 +89,31 @@ STYLES: dict[str, Style] = {
     "aguvis": Style("aguvis_gui", "aguvis_system", GRID_1),
     "showui": Style("showui_gui", None, GRID_1),
     "seeclick": Style("seeclick_gui", None, GRID_1),
+    # The pointing families: their documented pointing prompt on GUI rows, and on object-part rows the condition's
+    # words with that prompt as the answer block (they answer a point: no part, no action).
+    "molmo": Style("molmo_gui", None, PERCENT, answer="molmo_answer"),
+    "robopoint": Style("robopoint_gui", None, GRID_1, answer="robopoint_answer"),
+    "gemini": Style("gemini_gui", None, GRID_1000_YX, answer="gemini_answer"),
+    "claude-computer-use": Style("claude_computer_use_gui", None, PIXELS, resized=True),
+    "openai-computer-use": Style("openai_computer_use_gui", None, PIXELS, resized=True),
+    "glm-v": Style("glm-v_gui", None, GRID_1000, keeps_special_tokens=True),
+    "internvl": Style("internvl_gui", None, GRID_1000),
+    "cogagent": Style("cogagent_gui", None, GRID_1000),
+    "minicpm-v": Style("minicpm-v_gui", None, GRID_1000),
+    "kimi-vl": Style("kimi-vl_gui", "kimi-vl_system", GRID_1),
+    "agentcpm-gui": Style("agentcpm-gui_gui", "agentcpm-gui_system", GRID_1000),
+    "ui-venus": Style("ui-venus_gui", None, PIXELS, resized=True),
+    # ui_venus2_gd.py sends every request with thinking off.
+    "ui-venus-2": Style(
+        "ui-venus-2_gui",
+        None,
+        GRID_1000,
+        body={"chat_template_kwargs": {"enable_thinking": False}},
+        drops_final_period=True,
+    ),
+    "gta1": Style("instruction", "gta1_system", PIXELS, resized=True),
+    "holo1.5": Style("holo1.5_gui", None, PIXELS, resized=True, body={"guided_json": HOLO_SCHEMA}),
+    "infigui-g1": Style("infigui-g1_gui", "infigui-g1_system", PIXELS, resized=True),
 }
 ANSWER_BLOCKS = {GRID_1000: "answer_norm1000", GRID_1: "answer_norm1"}
 
@@ -96,6 +142,8 @@ class Profile:
             return Style(style.gui, style.system, GRID_1000)  # UI-TARS 1.0 answers on 0-1000
         if self.name == "pixels" and self.format.params.get("provider", NO_PROVIDER) != NO_PROVIDER:
             return replace(style, resized=True)  # sent within the hosted API's limits, so it arrives as sent
+        if self.name == "infigui-g1" and self.format.params["think"] == "off":
+            return replace(style, system="infigui-g1_system_no_think")  # eval.py's --think-mode 0
         return style
 
     @property
@@ -105,7 +153,10 @@ class Profile:
     @property
     def request_body(self) -> dict[str, Any]:
         """Extra fields of every chat-completions request (an OpenAI-compatible server's own options)."""
-        return {"skip_special_tokens": False} if self.style.keeps_special_tokens else {}
+        body = dict(self.style.body)
+        if self.style.keeps_special_tokens:
+            body["skip_special_tokens"] = False
+        return body
 
     def sent_size(self, width: int, height: int) -> Size:
         """The size the image is sent at: the format's frame where the family's processor resizes."""
@@ -123,7 +174,7 @@ class Profile:
                 return [(n, base_text(n)) for n in template_names(condition)]
             return [(f"{role}/{t}", profile_text(t)) for role, t in [*names_, ("user", style.gui)] if t]
         base = [(n, base_text(n)) for n in template_names(condition)]
-        block = ANSWER_BLOCKS.get(style.frame)
+        block = style.answer or ANSWER_BLOCKS.get(style.frame)
         return [(n, profile_text(block)) if block and n == "answer" else (n, t) for n, t in base]
 
     def template_hash(self, condition: str) -> str:
@@ -143,6 +194,8 @@ class Profile:
             return None, base_prompt(row, condition)
         stated = in_frame(row, style.frame)
         values = fields(stated)
+        if style.drops_final_period:
+            values["instruction"] = values["instruction"].removesuffix(".")
         if style.frame == GRID_1:  # fractions need more than the two decimals pixels are printed with
             values.update(_fractions(stated))
         system = None
@@ -169,7 +222,7 @@ def in_frame(row: Mapping[str, Any], frame: str) -> dict[str, Any]:
     """A copy of the row whose part geometry is stated on the grid of ``frame`` (pixels: unchanged)."""
     if frame == PIXELS:
         return dict(row)
-    side, digits = (1000.0, 1) if frame == GRID_1000 else (1.0, 4)
+    side, digits = FRAME_GRIDS[frame]
     sx, sy = side / float(row["width"]), side / float(row["height"])
     stated = copy.deepcopy(dict(row))
     for part in stated.get("parts") or []:
@@ -179,7 +232,17 @@ def in_frame(row: Mapping[str, Any], frame: str) -> dict[str, Any]:
         if part.get("bbox_xyxy"):
             x0, y0, x1, y1 = part["bbox_xyxy"]
             part["bbox_xyxy"] = [round(v, digits) for v in (x0 * sx, y0 * sy, x1 * sx, y1 * sy)]
+        if frame == GRID_1000_YX:  # Gemini's order: [y, x] and [ymin, xmin, ymax, xmax]
+            if part.get("point_xy"):
+                part["point_xy"] = part["point_xy"][::-1]
+            if part.get("bbox_xyxy"):
+                x0, y0, x1, y1 = part["bbox_xyxy"]
+                part["bbox_xyxy"] = [y0, x0, y1, x1]
     return stated
+
+
+# frame -> (grid side, decimals the geometry is stated with)
+FRAME_GRIDS = {GRID_1000: (1000.0, 1), GRID_1: (1.0, 4), PERCENT: (100.0, 1), GRID_1000_YX: (1000.0, 0)}
 
 
 def _fractions(row: Mapping[str, Any]) -> dict[str, str]:

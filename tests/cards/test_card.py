@@ -48,7 +48,8 @@ def built(tmp_path_factory: pytest.TempPathFactory, umd_sample: Path) -> Path:
     root = tmp_path_factory.mktemp("card") / "project"
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(REPO / "data/audits/curated_umd.yaml", root / "data/audits/curated_umd.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    for lock in ("requirements.lock", "requirements-build.lock"):  # the card records what built it
+        shutil.copy(REPO / lock, root / lock)
     source = root.parent / "umd_source"
     shutil.copytree(umd_sample, source)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
@@ -260,6 +261,8 @@ def _check_every_number(built: Path, names: tuple[str, ...]) -> None:
         assert provenance[4] == hashlib.sha256(manifest).hexdigest()
     lock = hashlib.sha256((built / "requirements.lock").read_bytes()).hexdigest()
     assert f"`requirements.lock` sha256: `{lock}`" in text
+    build_lock = hashlib.sha256((built / "requirements-build.lock").read_bytes()).hexdigest()
+    assert f"`requirements-build.lock` (the build extra) sha256:\n  `{build_lock}`" in text
 
 
 def _target_type(row: dict) -> str:

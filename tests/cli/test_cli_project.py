@@ -116,6 +116,22 @@ def test_list_shows_configs_and_conditions(folder: Path, tmp_path: Path) -> None
     assert "part_named/text_only" in terminal.stdout
 
 
+def test_list_assemble_verify_and_the_card_count_the_configs_one_way(project: Path) -> None:
+    """Two configs of rows and the baselines config, in each command's words; the card lists all three."""
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(project / "data/groundbench/README.md").data.to_dict()
+    assert sorted(c["config_name"] for c in card["configs"]) == ["baselines", "bulk_umd", "curated_umd"]
+    said = "2 configs of rows and the baselines config"
+    listed = groundbench(project, "list", "configs", COLUMNS="300")
+    assert listed.returncode == 0 and "its baselines config holds their baseline answers" in listed.stdout
+    assert listed.stdout.count("_umd ") == 2
+    verified = groundbench(project, "verify")
+    assert verified.returncode == 0 and f"verify ok: {said}, " in verified.stderr + verified.stdout
+    assembled = groundbench(project, "assemble")
+    assert assembled.returncode == 0 and f"data/groundbench: {said}, card" in assembled.stderr + assembled.stdout
+
+
 def test_list_one_section_needs_no_data(tmp_path: Path) -> None:
     alone = groundbench(tmp_path, "list", "conditions", "--json", GROUNDBENCH_DATA=str(tmp_path / "none"))
     assert alone.returncode == 0, alone.stderr

@@ -23,7 +23,8 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests/fixtures/tiny_source"
 COPIED = ("groundbench", "converters", "schemas", "loaders", "cards", "scoring", "bin", "data/audits")
-FILES = ("pyproject.toml", "setup.py", "params.yaml", "dvc.yaml", "requirements.lock", ".dvcignore")
+LOCKS = ("requirements.lock", "requirements-build.lock")
+FILES = ("pyproject.toml", "setup.py", "params.yaml", "dvc.yaml", *LOCKS, ".dvcignore")
 LINE = '    "groundbench.converters.tiny",\n'
 
 # The copy's code under the package names of its pyproject.toml (this environment imports the checkout's).

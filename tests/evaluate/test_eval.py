@@ -460,3 +460,83 @@ def test_a_resized_answer_without_json_stays_malformed() -> None:
     fenced = prediction_line(metadata, "m/x", 'Sure: ```json\n{"action": "grasp", "box": [1, 2, 3, 4]}\n```')
     assert fenced["raw_parse"] == "lenient"
     assert fenced["parsed"] == {"part": None, "action": "grasp", "point": None, "box": [2.0, 4.0, 6.0, 8.0]}
+
+
+def test_a_reply_with_a_lone_surrogate_is_kept_escaped_and_scored(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Broken tokenizers emit lone surrogates (``"\\ud800"`` in otherwise valid JSON), which have no UTF-8 form:
+    such a reply is stored with ``\\u`` escapes (read back to the same text), scored as the answer it is, and the
+    run completes; the rerun asks nothing."""
+    replies = [
+        '{"part": "handle\ud800", "action": "grasp", "point": [1, 2]}',  # valid JSON: a parsed answer
+        "\ud800 no JSON here",  # malformed, as it would be without the surrogate
+        '{"part": "handle", "action": "grasp", "point": [1, 2]}',
+    ]
+    given: dict[str, str] = {}
+
+    def reply(asked: Any) -> str:
+        given[asked.prompt] = replies[(len(given)) % len(replies)]
+        return given[asked.prompt]
+
+    out = tmp_path / "run"
+    command = ["--root", str(built), "eval", "curated_umd", "--condition", "part_named", "--limit", "3"]
+    command += ["--model", "openai-api/stub/stub-vlm", "--max-connections", "1", "--display", "none", "--out", str(out)]
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "test-key")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        assert main(command) == 0
+        assert main(command) == 0  # every answer was kept: nothing is asked again
+        assert len(stub.asked) == 3
+    for name in ("answers.jsonl", "predictions.jsonl"):
+        text = (out / name).read_bytes().decode("utf-8")  # valid UTF-8: the surrogate is escaped
+        assert "\\ud800" in text
+        responses = sorted(json.loads(line)["response"] for line in text.splitlines())
+        assert responses == sorted(replies)  # read back, the very text the model returned
+    report = json.loads((out / "scores.json").read_text())
+    assert json.loads((out / "scores.json").read_text()) == score_cli(
+        built, out / "predictions.jsonl", tmp_path / "s.json", subset=True
+    )
+    parsed = {m["metric"]: m for m in report["metrics"] if m["config"] == "curated_umd"}
+    assert (parsed["strict_parse_rate"]["count"], parsed["strict_parse_rate"]["n"]) == (2, 3)
+
+
+def test_no_reply_is_told_from_a_reply_and_bounds_a_request_to_two_tries() -> None:
+    """A try that timed out or could not connect is no reply (a tenacity RetryError carries it as its last try's
+    exception); an HTTP error is a reply. inspect's whole-request bound lets a second try start, not a third."""
+    from inspect_ai.model._model import AttemptTimeoutError
+
+    from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, no_reply, request_timeout
+
+    class Attempt:  # tenacity's Future of the last try, as RetryError.last_attempt holds it
+        def __init__(self, exc: BaseException) -> None:
+            self.exc = exc
+
+        def exception(self) -> BaseException:
+            return self.exc
+
+    class RetryError(Exception):  # tenacity's, in shape
+        def __init__(self, last: Attempt) -> None:
+            super().__init__("RetryError")
+            self.last_attempt = last
+
+    def retried(exc: BaseException) -> RetryError:
+        return RetryError(Attempt(exc))
+
+    class APIConnectionError(Exception):  # the openai SDK's name
+        pass
+
+    class InternalServerError(Exception):
+        pass
+
+    class APITimeoutError(APIConnectionError):  # the openai SDK's: a timeout, though a connection error by class
+        pass
+
+    assert no_reply(retried(AttemptTimeoutError(120))) == "timeout"
+    assert no_reply(retried(APITimeoutError("Request timed out."))) == "timeout"
+    assert no_reply(retried(APIConnectionError("Connection error."))) == "unreachable"
+    assert no_reply(retried(InternalServerError("Error code: 500"))) is None
+    assert no_reply(ValueError("a bug")) is None
+    timeout = request_timeout(ATTEMPT_TIMEOUT)
+    assert timeout is not None and ATTEMPT_TIMEOUT < timeout < 2 * ATTEMPT_TIMEOUT
+    assert request_timeout(None) is None and request_timeout(1) == 2

@@ -336,6 +336,22 @@ def test_a_second_eval_into_a_folder_in_use_refuses_in_one_line(
     assert len(predicted(out)) == 10
 
 
+@pytest.mark.parametrize("where", ["run", "run/inside"])
+def test_an_out_that_is_a_file_says_what_to_give_instead(
+    built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    """``--out`` naming a file (or a folder below a file) is refused in one line saying what --out must be."""
+    (tmp_path / "run").write_text("notes\n")
+    out = tmp_path / where
+    command = ["--root", str(built), "eval", "curated_umd", "--condition", "part_named", "--model", "mockllm/model"]
+    assert main([*command, "--display", "none", "--out", str(out)]) == 2
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {out}: --out: ")
+    assert ("--out is a file" if where == "run" else f"{tmp_path / 'run'} is a file") in lines[0]
+    assert "give a folder, new or one an earlier eval wrote" in lines[0]
+    assert (tmp_path / "run").read_text() == "notes\n"
+
+
 # the inspect route -------------------------------------------------------------------------------------
 
 

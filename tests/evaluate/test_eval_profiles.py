@@ -152,8 +152,13 @@ def test_profiles_lists_every_profile_with_its_prompt_and_frame(
     for name, fmt in (("qwen2.5-vl", "pixels (resized"), ("uground", "0-1000 (sent"), ("aguvis", "0-1 (sent")):
         assert f"{name}: answer format {name}; frame {fmt}" in text
     assert "pyautogui.click" in text and "<tool_call>" in text and "(with bbox)" in text
-    # The box-token families ask the server to keep their special tokens; the others add nothing to a request.
-    assert text.count('request body: {"skip_special_tokens": false}') == 2
+    # The box-token families ask the server to keep their special tokens; Holo1.5 decodes under its click schema and
+    # UI-Venus-2 turns thinking off, as their adapters do; the others add nothing to a request.
+    assert text.count('request body: {"skip_special_tokens": false}') == 3  # qwen2-vl, os-atlas, glm-v
+    assert text.count("request body: ") == 5
+    assert 'request body: {"chat_template_kwargs": {"enable_thinking": false}}' in text and '"guided_json"' in text
+    for name, fmt in (("claude-computer-use", "pixels (resized"), ("kimi-vl", "0-1 (sent"), ("glm-v", "0-1000 (sent")):
+        assert f"{name}: answer format {name}; frame {fmt}" in text
 
 
 def test_a_profiled_run_resumes_under_its_own_template_hash(tmp_path: Path, published_sample: Path) -> None:
@@ -240,3 +245,95 @@ def test_the_uground_prompt_is_its_serve_scripts_text() -> None:
         "- Your answer should be a single string (x, y) corresponding to the point of the interest.\n\n"
         "Description: the search box\n\nAnswer:"
     )
+
+
+def test_eval_with_the_robopoint_profile_scores_as_where2place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, published_sample: Path
+) -> None:
+    """RoboPoint asked on object-part rows through a loopback server: the prompt ends in its documented answer
+    block (a list of 0-1 tuples), the image is sent as it is, and the answers (several points, a box, a far
+    point, a refusal) are scored as point-only answers: the headline reads the first point; beside it, the mean
+    of points inside the target's mask equals RoboPoint's summarize_vqa.py restated on each row's decoded mask."""
+    from tests.scoring.test_pointing_formats import robopoint_answers, where2place
+
+    config, condition = "curated_umd", "part_named"
+    rows = sorted(
+        (r for r in read_config(published_sample, config) if condition in (r.get("conditions") or [])),
+        key=lambda r: r["example_id"],
+    )
+    replies: dict[str, str] = {}
+
+    def reply(asked: Asked) -> str:
+        assert "formatted as a list of tuples, i.e. [(x1, y1), (x2, y2), ...]" in asked.prompt
+        assert "The coordinates should be between 0 and 1" in asked.prompt
+        (row,) = [
+            r for r in rows if r["image_sha256"] == asked.image_sha256 and f'"{r["target_part_id"]}"' in asked.prompt
+        ]
+        assert asked.image_size == (row["width"], row["height"])  # sent as it is: RoboPoint's frame is the image
+        replies[row["example_id"]] = robopoint_answers(row)[rows.index(row) % 5]
+        return replies[row["example_id"]]
+
+    out = tmp_path / "run"
+    with OpenAIStub(reply) as stub:
+        monkeypatch.setenv("STUB_API_KEY", "k")
+        monkeypatch.setenv("STUB_BASE_URL", stub.base_url)
+        command = ["eval", config, "--condition", condition, "--model", "openai-api/stub/stub-vlm"]
+        command += ["--data", str(published_sample), "--profile", "robopoint", "--out", str(out)]
+        assert main([*command, "--display", "none", "--max-connections", "1"]) == 0
+    assert len(stub.asked) == len(rows) == len(replies)
+    report = json.loads((out / "scores.json").read_text())
+    metrics = {m["metric"]: m for m in report["metrics"] if m["condition"] == condition}
+    assert metrics["point_only_rate"]["count"] == sum(i % 5 != 4 for i in range(len(rows)))
+    assert metrics["action_accuracy"]["count"] == 0
+    expected = [where2place(r, replies[r["example_id"]]) for r in rows]
+    assert metrics["point_in_mask_mean_of_points"]["value"] == pytest.approx(sum(expected) / len(expected))
+    assert metrics["localization_in_target_region"]["count"] == sum(i % 5 in (0, 1, 2) for i in range(len(rows)))
+    assert report["profiles"] == {"openai-api/stub/stub-vlm": "robopoint"}
+    assert metrics["point_only_rate"]["answer_format"] == "robopoint"
+    # `requests --profile robopoint` writes what the server was asked, under the same template hash
+    lines = [json.loads(t) for t in (out / "predictions.jsonl").read_text().splitlines()]
+    requests = tmp_path / "requests.jsonl"
+    asks = ["requests", config, "--condition", condition, "--data", str(published_sample), "--profile", "robopoint"]
+    assert run_cli(tmp_path, *asks, "--out", str(requests), "--images", str(tmp_path / "images")) == 0
+    asked = {(a.prompt, a.image_sha256) for a in stub.asked}
+    for line in map(json.loads, requests.read_text().splitlines()):
+        assert (line["prompt"], line["image"]["sha256"]) in asked and line["answer_format"] == "robopoint"
+        assert line["template_sha256"] == lines[0]["template_sha256"]
+
+
+def test_requests_under_a_resizing_profile_describe_the_image_they_name(tmp_path: Path, published_sample: Path) -> None:
+    """``requests --profile qwen2.5-vl --images``: the line's ``image`` (sha256, width, height) is the file its
+    ``path`` names, the resized PNG, so a harness that trusts the fields records what it sent; the row's image
+    stays named as ``image_sha256``, which the gate checks when a prediction line copies the request's fields."""
+    import hashlib
+
+    from PIL import Image
+
+    folder = frame_folder(
+        tmp_path / "data", [(2560, 1440), (1792, 1008)], published_sample
+    )  # 1792x1008: 28-aligned, sent as it is
+    rows = {r["example_id"]: r for r in read_config(folder, CONFIG)}
+    requests, images = tmp_path / "requests.jsonl", tmp_path / "images"
+    assert run_cli(tmp_path, "requests", CONFIG, "--condition", "gui", "--data", str(folder), "--profile", "qwen2.5-vl",
+                   "--out", str(requests), "--images", str(images)) == 0  # fmt: skip
+    lines = [json.loads(t) for t in requests.read_text().splitlines()]
+    resized = [line for line in lines if "resize" in line]
+    assert [tuple(line["resize"]["row_size"]) for line in resized] == [(2560, 1440)]
+    for line in lines:
+        image, row = line["image"], rows[line["example_id"]]
+        data = Path(image["path"]).read_bytes()
+        with Image.open(Path(image["path"])) as opened:
+            assert (image["width"], image["height"]) == opened.size
+        assert image["sha256"] == hashlib.sha256(data).hexdigest()
+        assert line.get("image_sha256", image["sha256"]) == row["image_sha256"]
+    (line,) = resized
+    assert (line["image"]["width"], line["image"]["height"]) == tuple(line["resize"]["sent_size"]) != (2560, 1440)
+    assert line["image"]["sha256"] != line["image_sha256"]
+    # A harness copies the request's fields onto its prediction lines: the gate checks the row's image and passes.
+    predictions = tmp_path / "predictions.jsonl"
+    keep = ("example_id", "config", "condition", "image", "image_sha256", "dataset_version", "manifest_sha256",
+            "template_sha256", "profile", "answer_format", "resize")  # fmt: skip
+    predicted = [{**{k: v for k, v in x.items() if k in keep}, "model": "m", "response": "(1, 2)"} for x in lines]
+    predictions.write_text("".join(json.dumps(p) + "\n" for p in predicted))
+    out = tmp_path / "scores.json"
+    assert run_cli(tmp_path, "score", str(predictions), "--data", str(folder), "--json", str(out)) == 0

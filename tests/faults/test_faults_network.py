@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -392,3 +394,64 @@ def test_rows_the_endpoint_keeps_failing_are_asked_again_and_only_they(
         assert (out / name).read_bytes() == (tmp_path / "reference" / name).read_bytes()
     after = "rerun asks only the 2 failed rows: predictions and scores byte-identical to a run without faults"
     fault_case.record(MODEL, "2 of 5 rows answered HTTP 500 on every try", exit=2, shown=line, rerun=after)
+
+
+HUNG = "model endpoint that stopped answering (eval)"
+
+
+def _eval_hung(root: Path, out: Path, stub: OpenAIStub, xdg: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    command = cli_command(
+        root, "eval", "curated_umd", "--condition", "part_named", "--model", "openai-api/stub/stub-vlm",
+        "--max-connections", "1", "--display", "none", "--out", str(out), *extra,
+    )  # fmt: skip
+    env = child_env(STUB_API_KEY="test-key", STUB_BASE_URL=stub.base_url, XDG_DATA_HOME=str(xdg))
+    return run(command, env)
+
+
+def test_a_server_that_stopped_answering_ends_the_run_naming_the_wait_and_its_flag(
+    eval_build: Path, tmp_path: Path, fault_case
+) -> None:
+    """Every request hangs: the first row is tried twice at most (whatever --max-retries allows), each try bounded by
+    --attempt-timeout; the rows after it are not sent, and the one line names how long was waited and the flag.
+    Once the server answers again, the rerun asks every row and completes."""
+    xdg = tmp_path / "xdg"
+    out = tmp_path / "run"
+    with OpenAIStub(REPLY, delay=5) as hung:  # longer than every try waits
+        started = time.monotonic()
+        failed = _eval_hung(eval_build, out, hung, xdg, "--attempt-timeout", "2", "--max-retries", "3")
+        took = time.monotonic() - started
+        line = error_line(failed)
+        tries = len(hung.asked)
+    assert failed.returncode == 2 and "5 of 5 rows are still unanswered" in line
+    assert "the model server stopped answering (a request got no reply in " in line
+    assert "each try waited --attempt-timeout 2 s" in line and "4 rows were not sent after it" in line
+    assert "raise --attempt-timeout" in line and "run the same command again to ask only those" in line
+    assert 1 <= tries <= 2 and took < 90  # one row, two tries at most: not 5 rows x 4 tries
+    assert not (out / "predictions.jsonl").exists()
+    with OpenAIStub(REPLY) as recovered:
+        rerun = _eval_hung(eval_build, out, recovered, xdg)
+        assert rerun.returncode == 0, rerun.stderr
+        assert len(recovered.asked) == 5
+    lines = [json.loads(text) for text in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(lines) == 5 and all(line["response"] == REPLY for line in lines) and (out / "scores.json").is_file()
+    after = "rerun once the server answers: every row asked, predictions and scores written"
+    shown = re.sub(r"no reply in \d+ s", "no reply in N s", line)  # the seconds waited vary with the machine
+    fault_case.record(HUNG, "every request hangs (--attempt-timeout 2)", exit=2, shown=shown, rerun=after)
+
+
+def test_an_unreachable_model_server_ends_the_run_in_one_line(eval_build: Path, tmp_path: Path, fault_case) -> None:
+    """Nothing listens at the base URL: the first row's tries fail, the rest are not sent, one line says so."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    command = cli_command(
+        eval_build, "eval", "curated_umd", "--condition", "part_named", "--model", "openai-api/stub/stub-vlm",
+        "--max-connections", "1", "--max-retries", "1", "--display", "none", "--out", str(tmp_path / "run"),
+    )  # fmt: skip
+    env = child_env(STUB_API_KEY="k", STUB_BASE_URL=f"http://127.0.0.1:{port}/v1", XDG_DATA_HOME=str(tmp_path / "x"))
+    failed = run(command, env)
+    line = error_line(failed)
+    assert failed.returncode == 2 and "the model server could not be reached" in line
+    assert "4 rows were not sent after it" in line and "start the server" in line
+    shown = re.sub(r"tried for \d+ s", "tried for N s", line)
+    fault_case.record(HUNG, "nothing listens at the base URL", exit=2, shown=shown, rerun="n/a")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -121,6 +122,35 @@ def test_score_json_on_a_full_disk_writes_no_report(built: Path, predictions: Pa
     assert run(command).returncode == 0
     assert (out / "scores.json").read_bytes() == reference.read_bytes()
     fault_case.record(ENOSPC, "score --json, the report's folder full", exit=2, shown=line, rerun=RERUN_SAME)
+
+
+@pytest.mark.parametrize("free", [0, 12 * 1024])
+def test_eval_on_a_full_disk_names_the_folder_and_keeps_every_answer(
+    built: Path, mock_run: Path, tmp_path: Path, free: int, fault_case
+) -> None:
+    """The run folder fills up before or while answers and inspect's logs are written: one line naming the folder
+    and the full file system (not a log that could not be written), every answer kept whole; once space is freed
+    the same command completes with the predictions and scores of a run that met no fault."""
+    home, out = tmp_path / "home", tmp_path / "eval"
+    out.mkdir()
+    command = _mock_eval(built, out, home)
+    result = on_full_disk(out, free, command, _home_env(home))
+    line = error_line(result)
+    assert result.returncode == 2, result.stderr
+    assert f"{out}" in line and "No space left on device" in line and "free space" in line
+    assert "No such file or directory" not in line
+    assert not (out / "predictions.jsonl").exists() and hidden_temporaries(out) == []
+    answers = out / "answers.jsonl"
+    kept = answers.read_text().split("\n")[:-1] if answers.exists() else []
+    assert all(json.loads(text) for text in kept)  # every whole line an answer; a torn tail has no newline
+    rerun = run(command, _home_env(home))
+    assert rerun.returncode == 0, rerun.stderr
+    for name in ("predictions.jsonl", "scores.json"):
+        assert (out / name).read_bytes() == (mock_run / name).read_bytes()
+    case = f"eval --out with {free // 1024} KiB free (the mock model)"
+    after = "rerun once space is freed: asks only the unanswered rows; byte-identical"
+    shown = re.sub(r"\b\d+ of 5 rows", "N of 5 rows", line)  # how many fit before the disk filled may vary
+    fault_case.record(ENOSPC, case, exit=2, shown=shown, rerun=after)
 
 
 def test_a_download_on_a_full_disk_resumes_once_space_is_freed(tmp_path: Path, fault_case) -> None:

@@ -405,3 +405,34 @@ def test_data_files_are_cut_by_size_in_order_and_byte_identical(built_umd: Path,
     shutil.copytree(tmp_path / "a/data/bulk_umd", folder / "data/bulk_umd")
     loaded = load_dataset(str(folder), "bulk_umd", split="test", cache_dir=str(tmp_path / "cache"))
     assert loaded["example_id"] == table.column("example_id").to_pylist()
+
+
+def test_load_config_streams_as_load_dataset_does(built_umd: Path, tmp_path: Path) -> None:
+    """``streaming=True`` is passed through: the rows of an IterableDataset, the same rows as loading the split."""
+    from datasets import IterableDataset
+
+    from groundbench.loaders import excluded_free, load_config
+
+    folder = built_umd / FOLDER
+    streamed = load_config("curated_umd", folder, cache_dir=tmp_path / "cache", streaming=True)
+    assert isinstance(streamed, IterableDataset)
+    loaded = load_config("curated_umd", folder, cache_dir=tmp_path / "cache")
+    assert [r["example_id"] for r in streamed] == loaded["example_id"]
+    kept = [r["example_id"] for r in excluded_free(streamed)]
+    assert kept == excluded_free(loaded)["example_id"]
+
+
+def test_a_config_built_but_not_pulled_says_so_and_how_to_pull_it(built_umd: Path, tmp_path: Path) -> None:
+    """After `groundbench pull curated_umd` the card is whole but bulk_umd's files are not here: load_config says
+    it was not pulled and how to pull it; a config the build left out is still "not in this build"."""
+    from groundbench.loaders import load_config
+
+    copy = tmp_path / "copy"
+    shutil.copytree(built_umd / FOLDER, copy)
+    shutil.rmtree(copy / "data" / "bulk_umd")
+    with pytest.raises(GroundBenchError) as raised:
+        load_config("bulk_umd", copy, cache_dir=tmp_path / "cache")
+    assert "config 'bulk_umd' is in this build" in str(raised.value)
+    assert "was not pulled here: run `groundbench pull bulk_umd`" in str(raised.value)
+    with pytest.raises(GroundBenchError, match="config 'gui_text' is not in this build"):
+        load_config("gui_text", copy, cache_dir=tmp_path / "cache")

@@ -108,3 +108,20 @@ def test_image_checks_name_the_row(converted: Path, tmp_path: Path, workers: int
     with pytest.raises(GroundBenchError, match=f"{victim}: bytes do not hash to image_sha256"):
         _bake(interim, tmp_path / "c", workers)
     assert not (tmp_path / "c" / "shards").exists()  # nothing partial on disk
+
+
+def test_an_absent_configs_manifest_holds_its_reason_not_nothing(tmp_path: Path) -> None:
+    """A config whose source is off gets a manifest all the same (a DVC output): one line saying why, which DVC
+    does not warn about as it does about an empty file, and which reads as a manifest of nothing."""
+    from groundbench.core.manifests import read_config_manifest
+
+    interim = tmp_path / "interim" / "gui_pro"
+    interim.mkdir(parents=True)
+    (interim / "ABSENT").write_text("gui_pro: no pointerbench-pro/ folder in the source\n")
+    manifest = tmp_path / "manifests" / "gui_pro.jsonl"
+    result = bake_config("gui_pro", interim, tmp_path / "shards" / "gui_pro", manifest, 1 << 20, 64, workers=1)
+    assert result.absent
+    assert manifest.read_text() == '{"absent":"gui_pro: no pointerbench-pro/ folder in the source"}\n'
+    read = read_config_manifest(manifest)
+    assert read.absent == "gui_pro: no pointerbench-pro/ folder in the source"
+    assert (read.images, read.shards, read.rows) == ({}, (), {})

@@ -1,7 +1,10 @@
 """pyproject.toml declares every third-party package the code imports directly, once: the package's modules
-import only runtime dependencies (or the ``eval`` extra's), tests and benchmarks also the ``dev`` extra's, and
-the lock files pin each declared package. Imports are read from the source (ast), lazy ones included; an
-import inside ``try: ... except ImportError`` is optional and exempt (it says what is missing when absent)."""
+import only runtime dependencies (or the ``build``, ``plots`` and ``eval`` extras'), tests and benchmarks also the
+``dev`` extra's, and the lock files pin each declared package: requirements.lock the light runtime (no extra),
+requirements-build.lock what the build extra adds, requirements-dev.lock the rest, none twice. Every module an
+extra brings is in groundbench/core/extras.py's table (so a command without it names the extra). Imports are read
+from the source (ast), lazy ones included; an import inside ``try: ... except ImportError`` is optional and exempt
+(it says what is missing when absent)."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import tomllib
 from collections import Counter
 from importlib.metadata import packages_distributions
 
+from groundbench.core.extras import EXTRA_MODULES, extra_of
 from tests.conftest import REPO
 
 PACKAGE = ("groundbench", "converters", "samples", "schemas", "scoring", "cards", "loaders")
@@ -90,7 +94,8 @@ def test_the_package_imports_only_what_pyproject_declares() -> None:
     groups = declared()
     modules = imported(PACKAGE)
     assert {"numpy", "pydantic", "fsspec", "ruamel"} <= set(modules)  # the walk sees the package's imports
-    assert _undeclared(modules, set(groups["dependencies"]) | set(groups["eval"])) == []
+    package_groups = ("dependencies", "build", "plots", "eval")
+    assert _undeclared(modules, {name for group in package_groups for name in groups[group]}) == []
 
 
 def test_tests_and_benchmarks_import_only_declared_packages() -> None:
@@ -108,12 +113,47 @@ def _pinned(lock: str) -> set[str]:
     return {normal(line.split("==")[0]) for line in lines if "==" in line and not line.startswith("#")}
 
 
+LOCKS = ("requirements.lock", "requirements-build.lock", "requirements-dev.lock")
+
+
 def test_the_lock_files_pin_every_declared_package() -> None:
     groups = declared()
-    runtime, development = _pinned("requirements.lock"), _pinned("requirements-dev.lock")
-    assert [name for name in groups["dependencies"] if name not in runtime] == []
+    light, build, development = (_pinned(lock) for lock in LOCKS)
+    assert [name for name in groups["dependencies"] if name not in light] == []
+    assert [name for name in groups["build"] + groups["plots"] if name not in light | build] == []
     extras = [name for group, names in groups.items() if group != "dependencies" for name in names]
-    assert [name for name in extras if name not in runtime | development] == []
+    assert [name for name in extras if name not in light | build | development] == []
+
+
+def test_each_package_is_pinned_in_one_lock_and_the_light_one_holds_no_build_package() -> None:
+    light, build, development = (_pinned(lock) for lock in LOCKS)
+    assert (light & build, light & development, build & development) == (set(), set(), set())
+    groups = declared()
+    heavy = {"dvc", "opencv-python-headless", "trimesh", "dask", "distributed", "matplotlib", "scipy", "pandera"}
+    assert heavy <= set(groups["build"] + groups["plots"]) and not heavy & light
+    assert [name for name in groups["build"] + groups["plots"] if name in light] == []
+
+
+def test_every_module_an_extra_brings_is_in_the_extras_table() -> None:
+    """A module the package imports from an extra's package (and from no runtime one) maps to that extra, so
+    the command needing it names the extra; and the table names no module that is not one of its extra's."""
+    groups = declared()
+    runtime = set(groups["dependencies"])
+    owner = {name: group for group in ("build", "plots", "eval") for name in groups[group]}
+    distributions = packages_distributions()
+    wrong = []
+    for module in sorted(imported(PACKAGE)):
+        names = {normal(d) for d in distributions.get(module, [])}
+        extras = {owner[n] for n in names if n in owner}
+        if names & runtime or not extras:
+            assert extra_of(module) is None, module
+        elif extra_of(module) not in extras:
+            wrong.append(f"{module}: from the {sorted(extras)} extra, table says {extra_of(module)}")
+    assert wrong == []
+    for extra, modules in EXTRA_MODULES.items():
+        for module in modules:
+            names = {normal(d) for d in distributions.get(module, [])}
+            assert {owner.get(n) for n in names} & {extra}, f"{module} is no module of the {extra} extra"
 
 
 def test_the_checks_see_an_undeclared_and_a_twice_declared_package() -> None:

@@ -17,19 +17,38 @@ from groundbench.commands import GROUPS, STAGES
 from groundbench.tools.dvcdeps import Closure, imported_names, load_layout
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = (
-    "core",
-    "stages",
-    "tools",
-    "review",
-    "evaluate",
-    "fetch",
-    "converters",
-    "schemas",
-    "scoring",
-    "loaders",
-    "cards",
+# What wires the packages together: it may import every one of them (the module docstring).
+WIRING = frozenset({"cli", "entry", "__main__", "commands"})
+# The layers, lowest first (DESIGN's order): a package imports only packages of a lower layer. Which package
+# is in the tree is found (``packages``); where a new one sits is a decision, so it is written here, and
+# ``test_every_package_has_a_layer`` fails until it is.
+LAYERS: tuple[frozenset[str], ...] = tuple(
+    frozenset(layer)
+    for layer in (
+        {"errors"},
+        {"schemas"},
+        {"core", "masks"},
+        {"loaders", "fetch"},
+        {"cards"},
+        {"scoring"},  # the rules and baselines, the score report and its headline figures
+        {"converters"},  # the GUI facts count centre clicks by scoring's official rule
+        {"review"},
+        {"results"},
+        {"evaluate"},
+        {"stages"},
+        {"tools"},  # verify, publish and dvc-deps read what the stages build
+    )
 )
+
+
+def packages(root: Path) -> frozenset[str]:
+    """Every package (or module) directly under ``groundbench``, wherever it lives: the folders
+    ``pyproject.toml``'s package-dir maps (``scoring/`` is ``groundbench.scoring``) and the ones inside
+    ``groundbench/``, read from the tree, so a new one is checked without a line here; the wiring left out."""
+    return frozenset(module.split(".")[1] for module in load_layout(root).modules if "." in module) - WIRING
+
+
+PACKAGES = packages(REPO)
 
 
 class _DropTypeChecking(ast.NodeTransformer):
@@ -87,6 +106,25 @@ def test_no_import_cycle_between_top_level_packages() -> None:
     edges = package_graph(REPO)
     found = cycles(edges)
     assert found == [], "\n".join(f"{a} <-> {b}: {edges[(a, b)][:3]}" for a, b in found)
+
+
+def test_the_package_list_is_read_from_the_tree() -> None:
+    assert {"results", "scoring", "converters", "review", "core", "errors"} <= PACKAGES  # results was once missed
+    assert not PACKAGES & WIRING
+
+
+def test_every_package_has_a_layer() -> None:
+    placed = [name for layer in LAYERS for name in layer]
+    assert len(placed) == len(set(placed)), "a package in two layers"
+    assert set(placed) == PACKAGES, (
+        f"place {sorted(PACKAGES - set(placed))} in LAYERS, drop {sorted(set(placed) - PACKAGES)}"
+    )
+
+
+def test_every_package_imports_only_lower_layers() -> None:
+    rank = {name: level for level, layer in enumerate(LAYERS) for name in layer}
+    upward = {edge: modules for edge, modules in package_graph(REPO).items() if rank[edge[0]] <= rank[edge[1]]}
+    assert upward == {}, "\n".join(f"{a} -> {b}: {modules[:3]}" for (a, b), modules in sorted(upward.items()))
 
 
 def test_the_layers_that_matter_point_down() -> None:

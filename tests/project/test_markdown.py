@@ -112,7 +112,7 @@ def test_readme_shell_blocks_run(tmp_path: Path) -> None:
     stamp = _venv() / ".installed"
     assert stamp.is_file(), f"{stamp}: the tests run from a venv made by `make env`"
     (root / ".venv").symlink_to(_venv())
-    for name in ("requirements.lock", "requirements-dev.lock", "pyproject.toml", "setup.py"):
+    for name in ("requirements.lock", "requirements-build.lock", "requirements-dev.lock", "pyproject.toml", "setup.py"):
         os.utime(root / name, (0, 0))  # older than the stamp: `make build` reinstalls nothing into this venv
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS", "GROUNDBENCH_DATA"))}
     env.update(XDG_DATA_HOME=str(tmp_path / "xdg"), HF_DATASETS_CACHE=str(tmp_path / "hf"), HF_HUB_OFFLINE="1")

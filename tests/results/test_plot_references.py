@@ -8,8 +8,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.transforms import Bbox
 
+from groundbench.core.figures import render
 from groundbench.results.plots import BASELINE_STYLE, FigureSpec, Panel, Point, Reference, draw
-from groundbench.review.report.plots import render
 
 
 def _spec(majority: float, blind: float) -> FigureSpec:

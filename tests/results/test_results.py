@@ -22,10 +22,10 @@ import yaml
 from datasets import load_dataset
 from huggingface_hub import parse_eval_result_entries
 
-from groundbench.results.headline import BASELINES as HEADLINE_BASELINES
 from groundbench.results.plots import BASELINE_STYLE, draw, headline_specs
 from groundbench.results.runs import load_runs
 from groundbench.results.tasks import declared_tasks
+from groundbench.scoring.headline import BASELINES as HEADLINE_BASELINES
 from tests.conftest import REPO, build_all, run_cli
 from tests.support.hubstub import HubStub, cli_against
 
@@ -127,7 +127,7 @@ def _scores(run: Path) -> dict[str, Any]:
 
 
 def _headlines(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The headline entries, selected here from the paper's rule (not through results.headline): GUI success,
+    """The headline entries, selected here from the paper's rule (not through scoring.headline): GUI success,
     else ungated action accuracy and the tau hit rate (no condition of these runs supplies the region)."""
     out = []
     for m in report["metrics"]:

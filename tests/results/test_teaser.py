@@ -9,7 +9,7 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import ImageFont
 
-from groundbench.converters.gui.sample.fonts import font_path
+from groundbench.core.fonts import font_path
 from groundbench.core.registry import BY_NAME
 from groundbench.loaders.published import published_configs
 from groundbench.review.sheet import caption, caption_font, caption_lines, wrap

@@ -81,6 +81,50 @@ def test_a_gui_thumbnail_draws_the_target_alone() -> None:
     assert ImageChops.difference(thumbnail(cabinet, side), overlay(cabinet, side, tags="number")).getbbox() is None
 
 
+@pytest.mark.parametrize("at", [(400, 250), (400, 0), (795, 100), (0, 495), (795, 495)])
+def test_a_small_targets_label_leaves_the_target_and_its_surroundings_visible(at: tuple[int, int]) -> None:
+    """A 5x5 px GUI target (a cell corner) anywhere, edges and corners included: its label is drawn where it
+    covers nothing within a label's height of the target, so the target and what it is read with stay visible."""
+    from PIL import ImageChops
+
+    row = _by_id("gui/sheets/0001")
+    x, y = at
+    target = {**row["parts"][0], "bbox_xyxy": [float(x), float(y), float(x + 5), float(y + 5)], "point_xy": None}
+    small = {**row, "parts": [target, *row["parts"][1:]]}
+    side = 960
+    labelled, bare = overlay(small, side, tags="id"), overlay(small, side, tags="none")
+    scale = labelled.width / row["width"]
+    margin = max(10, round(side / 45))  # a label's height
+    x0, y0 = max(0, round(x * scale) - margin), max(0, round(y * scale) - margin)
+    x1, y1 = min(labelled.width, round((x + 5) * scale) + margin), min(labelled.height, round((y + 5) * scale) + margin)
+    around = (x0, y0, x1, y1)
+    assert ImageChops.difference(labelled.crop(around), bare.crop(around)).getbbox() is None
+    assert ImageChops.difference(labelled, bare).getbbox() is not None  # the labels are drawn, elsewhere
+
+
+def test_where_target_type_is_the_type_summary_and_score_show() -> None:
+    """A generated sheet's corner row: summary and score call its type ``corner`` (the source's data_type), its
+    target part's class is ``cell_corner``; ``--where target_type=corner`` selects it, and a ``class=corner``
+    that selects nothing is told the values class takes and the key ``corner`` is found under."""
+    from groundbench.review.rows import no_match
+    from groundbench.scoring.gui import target_type
+
+    row = _by_id("gui/sheets/0000")
+    parts = [{**row["parts"][0], "category": "cell_corner"}, *row["parts"][1:]]
+    corner = {**row, "example_id": "gui/sheets/corner", "parts": parts, "extras": {"gui": {"data_type": "corner"}}}
+    rows = [*_rows(), corner]
+    assert target_type(corner) == facets_of(corner).target_type == "corner"
+
+    def ids(*terms: str) -> list[str]:
+        return [r["example_id"] for r in select(iter(rows), [parse_where(t) for t in terms])]
+
+    assert ids("target_type=corner") == ids("class=cell_corner") == ["gui/sheets/corner"]
+    assert ids("target_type=button") == ["gui/sheets/0000", "gui/sheets/0001"]  # no data_type: the part's class
+    assert ids("class=corner") == []
+    said = no_match(iter(rows), [parse_where("class=corner")])
+    assert "class takes " in said and "cell_corner" in said and "(did you mean target_type=corner?)" in said
+
+
 def test_preview_bytes_are_deterministic_png_without_metadata() -> None:
     for row in _rows():
         first, second = preview_png(row), preview_png(row)

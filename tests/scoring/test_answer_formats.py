@@ -153,7 +153,9 @@ def test_integer_answers_on_a_box_edge_score_as_the_normalised_comparison() -> N
 def test_every_documented_name_exists_and_lists_its_source() -> None:
     assert names() == [
         "groundbench", "pixels", "norm1", "norm1000", "qwen2.5-vl", "qwen3-vl", "qwen2-vl", "os-atlas",
-        "ui-tars", "uground", "aguvis", "showui", "seeclick",
+        "ui-tars", "uground", "aguvis", "showui", "seeclick", "molmo", "robopoint", "gemini", "claude-computer-use",
+        "openai-computer-use", "glm-v", "internvl", "cogagent", "minicpm-v", "kimi-vl", "agentcpm-gui", "ui-venus",
+        "ui-venus-2", "gta1", "holo1.5", "infigui-g1",
     ]  # fmt: skip
     assert all(entry["source"] and entry["frame"] and entry["syntax"] for entry in listing())
 
@@ -556,11 +558,11 @@ def test_object_part_rows_read_point_and_box_through_the_format(tmp_path: Path, 
 
 
 def test_the_format_is_recorded_in_table_plot_and_export(folder: Path, rows: list[Row], tmp_path: Path) -> None:
-    from groundbench.results.headline import headlines
     from groundbench.results.hub import notes_of, parse_notes
     from groundbench.results.plots import all_specs
     from groundbench.results.runs import load_run
     from groundbench.results.table import build_table, markdown, to_csv
+    from groundbench.scoring.headline import headlines
     from groundbench.scoring.report import write_csv, write_json
 
     spec = "qwen2.5-vl:max_pixels=99999999"

@@ -36,6 +36,7 @@ def row(
         "target_part_id": None,
         "answer_type": "point",
         "instruction": "Click it",
+        "success_rule": {"kind": {"box": "point_in_box", "polygon": "point_in_polygon", "none": "refusal"}[kind]},
         "extras": {"gui": gui},
     }
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from groundbench.converters.gui.sample import fonts
 from groundbench.converters.gui.sample.common import Box, Example, Frame, Placed, rng_for, scaled
 from groundbench.converters.gui.sample.words import LANGUAGES, WORDS
+from groundbench.core import fonts
 
 SUITE = "sheets"
 STYLES: dict[str, dict[str, Any]] = {

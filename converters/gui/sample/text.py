@@ -15,9 +15,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from groundbench.converters.gui.sample import fonts
 from groundbench.converters.gui.sample.common import Box, Example, Frame, Placed, rng_for, scaled
 from groundbench.converters.gui.sample.words import FIELDS, LANGUAGES, LINE_ITEMS, WORDS
+from groundbench.core import fonts
 
 SUITE = "text"
 PAGE_BG = (255, 255, 255)

@@ -25,8 +25,9 @@ import yaml
 from tqdm import tqdm
 
 from groundbench.converters.gui.params import GuiSampleParams
-from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, fonts, osworld_g, sheets, text, ui_vision
+from groundbench.converters.gui.sample import GENERATOR, GENERATOR_VERSION, osworld_g, sheets, text, ui_vision
 from groundbench.converters.gui.sample.common import Frame, png_bytes, reference_point
+from groundbench.core import fonts
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.parallel import ordered_map, worker_count
 

@@ -28,11 +28,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.figures import Plot
 from groundbench.core.params import ReportParams
 from groundbench.core.shards import iter_batches
 from groundbench.review.report import html
 from groundbench.review.report.collect import RowSummary, summarize
-from groundbench.review.report.plots import ConfigRows, Plot, all_plots
+from groundbench.review.report.plots import ConfigRows, all_plots
 from groundbench.review.report.rowdata import DetailFile, RowIndex, index_entry, records, script
 
 ASSETS = ("gallery.css", "gallery.js", "overlay.js")

@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Sequence
 from html import escape
 
+from groundbench.core.figures import Plot
 from groundbench.review.report.collect import RowSummary
-from groundbench.review.report.plots import Plot
 
 CSS = "assets/gallery.css"
 SCRIPTS = ("assets/overlay.js", "assets/gallery.js")

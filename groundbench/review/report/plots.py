@@ -8,32 +8,19 @@ the same per-config plots.
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, MaxNLocator, NullFormatter, NullLocator
 
+from groundbench.core.figures import RC, Plot, new_figure, render
 from groundbench.review.report.collect import RowSummary
 from groundbench.schemas.vocab import ACTIONS, BOX_QUALITIES, EXCLUSION_TAGS, NO_ACTION, STRATA
 
-# Fixed settings: SVG ids from a fixed salt, text kept as text (no embedded glyph paths), no dates.
-RC: Any = {
-    "svg.hashsalt": "groundbench",
-    "svg.fonttype": "none",
-    "font.family": "DejaVu Sans",  # shipped inside matplotlib, found before any system font
-    "font.size": 9,
-    "figure.dpi": 100,
-    "savefig.dpi": 100,
-    "path.simplify": False,
-}
-PNG_METADATA: dict[str, str | None] = {"Software": None}
-SVG_METADATA: dict[str, str | None] = {"Date": None, "Creator": None}
 QUALITY_COLORS = {"exact": "#1b9e77", "approximate": "#d95f02", "from-mask": "#7570b3"}
 LOG_BINS = np.logspace(-4, 0, 25)
 
@@ -43,31 +30,6 @@ class ConfigRows:
     name: str
     stratum: str
     rows: tuple[RowSummary, ...]
-
-
-@dataclass(frozen=True)
-class Plot:
-    name: str  # file stem under plots/
-    title: str
-    png: bytes
-    svg: bytes
-
-
-def render(name: str, title: str, figure: Figure) -> Plot:
-    with matplotlib.rc_context(RC):
-        # The constrained layout once, for both files: with the engine left on, each savefig would lay the
-        # figure out again in a draw of its own before drawing it (two layouts and four draws per plot).
-        figure.draw_without_rendering()
-        figure.set_layout_engine("none")
-        png, svg = io.BytesIO(), io.BytesIO()
-        figure.savefig(png, format="png", metadata=PNG_METADATA)
-        figure.savefig(svg, format="svg", metadata=SVG_METADATA)
-    return Plot(name, title, png.getvalue(), svg.getvalue())
-
-
-def new_figure(width: float, height: float) -> Figure:
-    with matplotlib.rc_context(RC):
-        return Figure(figsize=(width, height), layout="constrained")
 
 
 def _stratum_order(strata: Sequence[str]) -> list[str]:

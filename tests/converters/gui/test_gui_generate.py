@@ -14,9 +14,9 @@ from datasets import load_dataset
 from PIL import Image
 
 from groundbench.converters.gui.params import GuiSampleParams
-from groundbench.converters.gui.sample import fonts
 from groundbench.converters.gui.sample.sheets import COLOURS, STYLES
 from groundbench.converters.gui.sample.write import generate
+from groundbench.core import fonts
 from groundbench.core.manifests import read_manifest
 from tests.conftest import REPO, digests, run_cli
 

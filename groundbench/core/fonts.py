@@ -1,4 +1,5 @@
-"""The generator's fonts: DejaVu TrueType files inside the pinned matplotlib package (never system fonts).
+"""The fonts text is drawn in (the GUI generator's screens, the contact sheets' captions): DejaVu TrueType files
+inside the pinned matplotlib package (never system fonts).
 
 Glyph geometry comes from the font itself: advance widths (``getlength``) place each character on an
 integer pixel origin, and ink boxes come from ``getbbox`` (the same mask Pillow draws), so a target
@@ -25,8 +26,9 @@ FONT_PACKAGE = "matplotlib"
 def font_dir() -> Path:
     spec = importlib.util.find_spec(FONT_PACKAGE)  # located, not imported: importing matplotlib is slow
     if spec is None or not spec.submodule_search_locations:
-        raise GroundBenchError(
-            "requirements.lock", FONT_PACKAGE, "expected the pinned matplotlib package (DejaVu fonts)"
+        # the plots extra is not installed: the command line names it (groundbench/core/extras.py)
+        raise ModuleNotFoundError(
+            f"No module named {FONT_PACKAGE!r} (its DejaVu fonts draw the text)", name=FONT_PACKAGE
         )
     return Path(next(iter(spec.submodule_search_locations))) / "mpl-data" / "fonts" / "ttf"
 
