@@ -195,7 +195,7 @@ def gui_metrics(
         for value, members in sorted(groups.items()):
             out.append(rate_entry(f"gui_success_by_{axis}", success, members, detail=value))
     # OSWorld-G's capabilities: a row counts in every group listing it (unclassified when none does), as the
-    # release's tally counts it (scoring/layouts_osworld_g.py prints the same as its table).
+    # release's tally counts it (the `osworld-g` layout in scoring/layouts.py prints the same as its table).
     capabilities: dict[str, list[int]] = defaultdict(list)
     for i, row in enumerate(rows):
         if is_osworld_g(row):

@@ -11,7 +11,8 @@ the row's own rule) and, where prediction lines carried the framework's own verd
 ``wrong_format`` are misses, a row without a verdict is not counted in theirs.
 
 Every rule below is restated from the official code (the sources are named on each layout; docs/scoring.md
-has the details). :data:`LAYOUTS` is the registry; a later layout (OSWorld-G, UI-Vision) is one more entry.
+has the details). :data:`LAYOUTS` is the registry: ScreenSpot-Pro, ScreenSpot, PointerBench, OSWorld-G and
+UI-Vision.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from groundbench.scoring.bootstrap import cluster_of, mean_of_rates_interval, ra
 from groundbench.scoring.gui import target_type
 from groundbench.scoring.gui_rules import centre_click_hit
 from groundbench.scoring.metrics import Scored, gui_success
+from groundbench.scoring.osworld_g import CAPABILITIES, REGION_KINDS, UNCLASSIFIED, box_type, capability_groups
 
 Row = Mapping[str, Any]
 Key = tuple[str, str, str]  # (model, example_id, condition): how a prediction line names its row
@@ -383,6 +385,62 @@ def _pointerbench_rows(items: Sequence[Item]) -> list[RowRule]:
     return rows
 
 
+# OSWorld-G: the Jedi paper's table (one row per model: the five capabilities, then overall), then the same
+# columns over each box_type's rows; a capability counts every row its group lists (a row in two groups counts in
+# both), so the capability columns need not add up to overall, as in the release's tally.
+CAPABILITY_COLUMNS = (
+    "Text Matching",
+    "Element Recognition",
+    "Layout Understanding",
+    "Fine-grained Manipulation",
+    "Refusal",
+)
+OSWORLD_G_CONFIG = "gui_osworld_g"
+
+
+def _in_group(group: str) -> Select:
+    return lambda i: group in capability_groups(i.row)
+
+
+def _osworld_g_cells(keep: Select, items: Sequence[Item], every: bool = False) -> tuple[CellRule, ...]:
+    """Each capability over the rows ``keep`` selects (``every``: all five, as published; else only the groups
+    with such rows), then Overall."""
+    cells = [
+        CellRule(column, (_both(keep, _in_group(group)),))
+        for column, group in zip(CAPABILITY_COLUMNS, CAPABILITIES, strict=True)
+        if every or any(keep(i) and group in capability_groups(i.row) for i in items)
+    ]
+    return (*cells, CellRule("Overall", (keep,)))
+
+
+def _osworld_g_rows(items: Sequence[Item]) -> list[RowRule]:
+    rows = [RowRule("All", _osworld_g_cells(_all, items, every=True))]
+    for kind in REGION_KINDS:  # bbox, polygon, refusal: the release's box_type
+        keep = _field_is(lambda i: box_type(i.row), kind)
+        if any(keep(i) for i in items):
+            rows.append(RowRule(f"box_type {kind}", _osworld_g_cells(keep, items)))
+    unlisted = _field_is(lambda i: capability_groups(i.row)[0], UNCLASSIFIED)
+    if any(unlisted(i) for i in items):  # in no group: counted in Overall only, as the published table has them
+        rows.append(RowRule("in no group", (CellRule("Overall", (unlisted,)),)))
+    return rows
+
+
+# UI-Vision element grounding: its README's table (Basic, Functional, Spatial overall, Final Avg = their unweighted
+# mean), each kind also per category (the paper's columns, here rows, so a release's categories need no fixed list).
+UI_VISION_KINDS = (("Basic", "basic"), ("Functional", "functional"), ("Spatial", "spatial"))
+UI_VISION_CONFIG = "gui_ui_vision"
+
+
+def _ui_vision_rows(items: Sequence[Item]) -> list[RowRule]:
+    kinds = {label: _field_is(lambda i: _gui(i, "subset"), subset) for label, subset in UI_VISION_KINDS}
+    rows = []
+    for category in sorted({c for c in (_gui(i, "category") for i in items) if c is not None}):
+        in_category = _field_is(lambda i: _gui(i, "category"), category)
+        rows.append(RowRule(category, tuple(CellRule(k, (_both(keep, in_category),)) for k, keep in kinds.items())))
+    overall = tuple(CellRule(k, (keep,)) for k, keep in kinds.items())
+    return [*rows, RowRule("Overall", (*overall, CellRule("Final Avg", tuple(kinds.values()))))]
+
+
 SCREENSPOT_PRO_SOURCE = "likaixin2000/ScreenSpot-Pro-GUI-Grounding@bd8bbbb:eval_screenspot_pro.py"
 LAYOUTS: dict[str, Layout] = {
     "screenspot-pro": Layout(
@@ -443,5 +501,37 @@ LAYOUTS: dict[str, Layout] = {
             "the suites' accuracies",
         ),
         per_config=False,
+    ),
+    "osworld-g": Layout(
+        name="osworld-g",
+        title="OSWorld-G (by capability; the same by box_type)",
+        configs=(OSWORLD_G_CONFIG,),
+        columns=(*CAPABILITY_COLUMNS, "Overall"),
+        decimals=1,
+        rows=_osworld_g_rows,
+        sources=(
+            "xlang-ai/OSWorld-G: evaluation/eval.py GroundingEval._eval (as its scripts call it; restated in "
+            "scoring/osworld_g.py): bbox edges in, polygon half-open ray casting, a refusal row right only on a click "
+            "below 0 on both axes (or a declared format's refusal), an unreadable answer a miss",
+            "xlang-ai/OSWorld-G: classification_result.json's groups (text_matching, element_recognition, "
+            "layout_understanding, fine_grained_manipulation, refusal), a row counted in every group listing it; "
+            "the Jedi paper's OSWorld-G table (those five and Overall, percent with one decimal)",
+        ),
+    ),
+    "ui-vision": Layout(
+        name="ui-vision",
+        title="UI-Vision element grounding (per instruction kind and category; Final Avg)",
+        configs=(UI_VISION_CONFIG,),
+        columns=(*(label for label, _ in UI_VISION_KINDS), "Final Avg"),
+        decimals=2,
+        rows=_ui_vision_rows,
+        sources=(
+            "uivision/UI-Vision: eval/grounding/eval_uivision.py eval_sample_positive_gt (the click in the box, "
+            "reversed corners swapped, edges in), accuracy over every row of each element_grounding_{basic,"
+            "functional,spatial}.json",
+            "uivision/UI-Vision README's element grounding table: Basic, Functional, Spatial overall and Final Avg "
+            "(their unweighted mean), percent with two decimals; the paper's categories from "
+            "mapdict_cat2platform.json (a row whose application no category lists is in its kind's overall only)",
+        ),
     ),
 }

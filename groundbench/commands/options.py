@@ -18,7 +18,7 @@ PROFILE_HELP = (
 )
 # `score --layout` and `table --layout`: the names of scoring/layouts.py's LAYOUTS, written here so that building the
 # parser imports no scoring code (tests/scoring/test_layouts.py checks they are the registry's).
-LAYOUT_NAMES = ("screenspot-pro", "screenspot-pro-apps", "screenspot", "pointerbench")
+LAYOUT_NAMES = ("screenspot-pro", "screenspot-pro-apps", "screenspot", "pointerbench", "osworld-g", "ui-vision")
 # What `score`, `eval` and `eval-log` print: the headline figures; every metric with --verbose (always in the JSON).
 VERBOSE = argparse.ArgumentParser(add_help=False)
 VERBOSE.add_argument(

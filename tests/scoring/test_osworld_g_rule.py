@@ -10,10 +10,13 @@ import pytest
 
 from groundbench.loaders.prompts import build_prompt
 from groundbench.scoring import osworld_g
+from groundbench.scoring.formats import parse_format
+from groundbench.scoring.formats.read import gui_answer
+from groundbench.scoring.gui import gui_metrics, headline_success
 from groundbench.scoring.gui_rules import centre_click_hit, judge
-from groundbench.scoring.layouts_osworld_g import OVERALL, osworld_g_table
-from groundbench.scoring.metrics import Scored
-from groundbench.scoring.parse import FIELDS, MISSING, Answer
+from groundbench.scoring.layouts import LAYOUTS, layout_tables
+from groundbench.scoring.metrics import Scored, _entry, gui_success
+from groundbench.scoring.parse import FIELDS, MISSING, REFUSED, STRICT, Answer, parse_response
 
 
 def row(
@@ -151,23 +154,50 @@ def test_breakdown_denominators_are_the_official_ones() -> None:
         row("none", [], ["refusal"], "f"),
     ]
     answers = [point(5, 5), point(50, 50), point(5, 5), point(5, 5), point(-1, -1), point(5, 5)]
-    table = osworld_g_table(_scored(rows, answers), resamples=50)
-    assert table.columns[0] == OVERALL and "unclassified" in table.columns
-    model = dict(zip(table.columns, dict(table.rows)["m"], strict=True))
-    assert (model["overall"].k, model["overall"].n) == (3, 6)
-    assert (model["text_matching"].k, model["text_matching"].n) == (1, 2)
-    assert (model["layout_understanding"].k, model["layout_understanding"].n) == (0, 1)
-    assert (model["element_recognition"].k, model["element_recognition"].n) == (0, 0)
-    assert model["element_recognition"].percent is None
-    assert (model["fine_grained_manipulation"].k, model["fine_grained_manipulation"].n) == (1, 1)
-    assert (model["unclassified"].k, model["unclassified"].n) == (0, 1)  # the two-vertex polygon
-    assert (model["refusal"].k, model["refusal"].n) == (1, 2)
-    assert (model["bbox"].n, model["polygon"].n) == (2, 2) and model["refusal"].percent == 50.0
-    baselines = dict(table.rows)
-    refuse = dict(zip(table.columns, baselines["baseline: always refuse"], strict=True))
-    assert (refuse["refusal"].k, refuse["overall"].k) == (2, 2)
-    centre = dict(zip(table.columns, baselines["baseline: centre click (never refuses)"], strict=True))
-    assert centre["refusal"].k == 0
+    (table,) = layout_tables(LAYOUTS["osworld-g"], _scored(rows, answers), resamples=50)
+    model = {r.label: r.cells for r in table.models["m"]}
+    assert list(model) == ["All", "box_type bbox", "box_type polygon", "box_type refusal", "in no group"]
+    everything = model["All"]  # the published row: the five capabilities, then Overall
+    assert list(everything) == [*LAYOUTS["osworld-g"].columns]
+    assert (everything["Overall"].k, everything["Overall"].n) == (3, 6)
+    assert (everything["Text Matching"].k, everything["Text Matching"].n) == (1, 2)
+    assert (everything["Layout Understanding"].k, everything["Layout Understanding"].n) == (0, 1)
+    assert (everything["Element Recognition"].k, everything["Element Recognition"].n) == (0, 0)
+    assert everything["Element Recognition"].value is None
+    assert (everything["Fine-grained Manipulation"].k, everything["Fine-grained Manipulation"].n) == (1, 1)
+    assert (everything["Refusal"].k, everything["Refusal"].n) == (1, 2) and everything["Refusal"].value == 50.0
+    assert (model["in no group"]["Overall"].k, model["in no group"]["Overall"].n) == (0, 1)  # the two-vertex polygon
+    assert (model["box_type bbox"]["Overall"].n, model["box_type polygon"]["Overall"].n) == (2, 2)
+    assert set(model["box_type refusal"]) == {"Refusal", "Overall"}  # only the groups with such rows
+    assert (model["box_type refusal"]["Overall"].k, model["box_type refusal"]["Overall"].n) == (1, 2)
+    centre = {r.label: r.cells for r in table.baseline}  # the centre click never refuses: 0 on the refusal rows
+    assert (centre["box_type refusal"]["Overall"].k, centre["All"]["Refusal"].k) == (0, 0)
+
+
+def test_a_declared_formats_refusal_is_credited_on_refusal_rows_only() -> None:
+    """UI-Venus-2's [-1, -1] and InfiGUI-G1's [] parse to the status refused (no point to read): the official rule's
+    refusal on a row without a target, a miss on a row with one; the same in the layout, score and compare."""
+    refused = Answer(status=REFUSED)
+    assert headline_success(refused, REFUSAL) and gui_success(refused, REFUSAL)
+    for target in (BOX, SQUARE, TRIANGLE):
+        assert not headline_success(refused, target)
+    seen = (REFUSAL["width"], REFUSAL["height"])
+    for spec, response in (("ui-venus-2", "[-1,-1]"), ("infigui-g1", "[]")):
+        answer = gui_answer(parse_format(spec), response, REFUSAL, seen, strict_only=True)
+        assert answer.status == REFUSED and headline_success(answer, REFUSAL)
+        assert not headline_success(gui_answer(parse_format(spec), response, BOX, seen, strict_only=True), BOX)
+    # In the default format [-1, -1] is a point, which the official rule reads as a refusal.
+    plain = parse_response('{"point": [-1, -1]}')
+    assert plain.status == STRICT and headline_success(plain, REFUSAL) and not headline_success(plain, BOX)
+    rows = [REFUSAL, BOX]
+    items = [Scored("m", "gui_osworld_g", "gui", r, refused) for r in rows]
+    (table,) = layout_tables(LAYOUTS["osworld-g"], items, resamples=20)
+    (everything, *_) = table.models["m"]
+    assert (everything.cells["Overall"].k, everything.cells["Overall"].n) == (1, 2)
+    metrics = gui_metrics({"config": "gui_osworld_g"}, rows, [refused, refused], _entry, seed=0, resamples=20)
+    by = {(m["metric"], m.get("detail")): m for m in metrics}
+    assert by[("gui_success", None)]["count"] == 1 and by[("gui_unanswered_rate", None)]["count"] == 1
+    assert by[("gui_success_by_region_kind", "none")]["count"] == 1
 
 
 def test_prompts_offer_the_refusal_on_every_osworld_g_row_alike() -> None:
@@ -185,9 +215,6 @@ def test_the_sanity_oracle_solves_every_row_but_a_two_vertex_polygon() -> None:
 
 
 def test_score_reports_the_always_refuse_baseline_beside_the_centre_click() -> None:
-    from groundbench.scoring.gui import gui_metrics
-    from groundbench.scoring.metrics import _entry
-
     rows = [BOX, REFUSAL, {**REFUSAL, "example_id": "gui_osworld_g/r2"}]
     answers = [Answer(status=FIELDS, record=point(125, 210))] * 3
     metrics = gui_metrics({"config": "gui_osworld_g"}, rows, answers, _entry, seed=0, resamples=20)

@@ -22,7 +22,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from groundbench.scoring.gui_rules import judge
-from groundbench.scoring.layouts_ui_vision import ui_vision_table
+from groundbench.scoring.layouts import LAYOUTS, layout_tables
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import FIELDS, MISSING, Answer
 from tests.conftest import REPO
@@ -111,16 +111,19 @@ def test_breakdown_by_kind_and_category_with_the_official_denominators(tmp_path:
         Scored("m", "gui_ui_vision", "gui", r, Answer(status=FIELDS if a else MISSING, record=a))
         for r, a in zip(rows, answers, strict=True)
     ]
-    table = ui_vision_table(scored, resamples=20)
-    model = dict(zip(table.columns, dict(table.rows)["m"], strict=True))
-    assert (model["basic/overall"].k, model["basic/overall"].n) == (1, 2)
-    assert (model["basic/Development"].k, model["basic/Development"].n) == (1, 1)
-    assert (model["basic/Creativity"].k, model["basic/Creativity"].n) == (0, 1)
-    assert (model["functional/overall"].k, model["functional/overall"].n) == (1, 1)
-    assert (model["spatial/overall"].k, model["spatial/overall"].n) == (0, 1)
-    assert model["spatial/Creativity"].n == 0  # its application is in no category: counted in its kind only
-    assert model["final_average"].percent == pytest.approx((50.0 + 100.0 + 0.0) / 3)
-    assert "baseline: centre click" in dict(table.rows)
+    (table,) = layout_tables(LAYOUTS["ui-vision"], scored, resamples=20)
+    model = {r.label: r.cells for r in table.models["m"]}
+    assert list(model) == ["Creativity", "Development", "Overall"]  # categories sorted, then the README's row
+    assert (model["Overall"]["Basic"].k, model["Overall"]["Basic"].n) == (1, 2)
+    assert (model["Development"]["Basic"].k, model["Development"]["Basic"].n) == (1, 1)
+    assert (model["Creativity"]["Basic"].k, model["Creativity"]["Basic"].n) == (0, 1)
+    assert (model["Overall"]["Functional"].k, model["Overall"]["Functional"].n) == (1, 1)
+    assert (model["Overall"]["Spatial"].k, model["Overall"]["Spatial"].n) == (0, 1)
+    assert model["Creativity"]["Spatial"].n == 0  # its application is in no category: counted in its kind only
+    final = model["Overall"]["Final Avg"]  # the README's Final Avg: the unweighted mean of the three kinds
+    assert final.value == pytest.approx((50.0 + 100.0 + 0.0) / 3) and (final.parts, final.n) == (3, 4)
+    centre = {r.label: r.cells for r in table.baseline}  # the centre click, same layout, same rows
+    assert (centre["Overall"]["Basic"].k, centre["Overall"]["Basic"].n) == (0, 2)
 
 
 def test_embedded_sample_in_the_release_layout_converts(tmp_path: Path) -> None:
