@@ -10,6 +10,8 @@ listed with the first reason that explains it:
 - ``frame``: both read a click, at different places (more than half a pixel apart): the answer's numbers taken
   in another frame (lmms-eval's and VLMEvalKit's "above 1 means pixels" guess), or other numbers read;
 - ``box``: the same click, but the box the framework scored against is not the row's (more than half a pixel);
+- ``rule``: the same click on an OSWorld-G row with a four-value polygon, which lmms-eval reads as a box and the
+  release's rule (``scoring.osworld_g``) as two vertices with nothing inside;
 - ``edge``: the same click and box: the comparison itself, a click on the box's edge rounded differently.
 """
 
@@ -19,11 +21,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundbench.scoring import osworld_g
 from groundbench.scoring.imports.join import Joined, gui
 from groundbench.scoring.imports.source import CORRECT, SourceRow
 
-ABSENT, SYNTAX, FRAME, BOX, EDGE = "absent row", "syntax", "frame", "box", "edge"
-REASONS = (ABSENT, SYNTAX, FRAME, BOX, EDGE)
+ABSENT, SYNTAX, FRAME, BOX, RULE, EDGE = "absent row", "syntax", "frame", "box", "rule", "edge"
+REASONS = (ABSENT, SYNTAX, FRAME, BOX, RULE, EDGE)
 CLOSE = 0.5  # pixels
 
 
@@ -72,7 +75,14 @@ def reason(source: SourceRow, row: Mapping[str, Any], ours: Ours) -> str:
     size = float(row["width"]), float(row["height"])
     if source.box is not None and len(truth) == 4 and _far(source.box.pixels(*size), truth):
         return BOX
+    if osworld_g.is_osworld_g(row) and _two_vertices(row):
+        return RULE
     return EDGE
+
+
+def _two_vertices(row: Mapping[str, Any]) -> bool:
+    kind, vertices = osworld_g.region(row)
+    return kind == "polygon" and len(vertices) == 4
 
 
 def _point(value: tuple[float, float] | None) -> list[float] | None:

@@ -33,6 +33,8 @@ from groundbench.scoring.gate import card_key
 from groundbench.scoring.imports.run import ImportOptions, run_import
 from tests.conftest import REPO, run_cli
 from tests.converters.gui.test_gui_real import FIXTURES, blank_png, trimmed_pointerbench
+from tests.support.new_sources import published_new_sources
+from tests.support.osworld_g_release import RELEASE as OSWORLD_G_RELEASE
 
 PARAMS = load_params(REPO)
 PRO, V2, SHEETS, TEXT = "gui_screenspot_pro", "gui_screenspot_v2", "gui_sheets", "gui_text"
@@ -401,7 +403,7 @@ def test_lmms_eval_screenspot_pro_divides_by_img_size(folder: Path, tmp_path: Pa
 
 def test_lmms_eval_v1_rec_task_and_osworld_g(folder: Path, tmp_path: Path) -> None:
     """`screenspot_rec_test` logs its parsed 0-1 box (no verdict: Center_ACC is computed over the set), its centre
-    the click; `osworld_g` has no GroundBench config, so its rows are listed extra."""
+    the click; an `osworld_g` row imported into a ScreenSpot config is listed extra (its config is gui_osworld_g)."""
     record = _v2_records()[0]
     w, h = record["img_size"]
     x0, y0, x1, y1 = record["bbox"]
@@ -426,6 +428,89 @@ def test_lmms_eval_v1_rec_task_and_osworld_g(folder: Path, tmp_path: Path) -> No
     assert line["point"] == pytest.approx([(x0 + x1) / 2, (y0 + y1) / 2]) and line["imported"]["verdict"] is None
     # theirs: the one osworld_g row counted correct there, which no config row takes
     assert report["theirs_vs_ours"]["reasons"] == {"absent row": 12}
+
+
+def _lmms_osworld_g_correct(doc: dict[str, Any], point: tuple[float, float] | None) -> bool:
+    """lmms_eval/tasks/osworld_g/utils.py `osworld_g_process_results` on a parsed click: 0-1 is scaled by the doc's
+    image_size; bbox [x, y, w, h] edges in; a four-value polygon read as a box, a longer one by ray casting; a
+    refusal row right when both coordinates are below 0."""
+    if point is None:
+        return False
+    width, height = doc["image_size"]
+    x, y = point
+    if 0 <= x <= 1 and 0 <= y <= 1:
+        x, y = x * width, y * height
+    coords = doc["box_coordinates"]
+    if doc["box_type"] == "bbox":
+        left, top, w, h = coords
+        return left <= x <= left + w and top <= y <= top + h
+    if doc["box_type"] == "polygon":
+        if len(coords) == 4:
+            left, top, right, bottom = coords
+            return min(left, right) <= x <= max(left, right) and min(top, bottom) <= y <= max(top, bottom)
+        inside, n = False, len(coords) // 2
+        j = n - 1
+        for i in range(n):
+            xi, yi, xj, yj = coords[2 * i], coords[2 * i + 1], coords[2 * j], coords[2 * j + 1]
+            if (yi > y) != (yj > y) and x < (xj - xi) * (y - yi) / (yj - yi) + xi:
+                inside = not inside
+            j = i
+        return inside
+    return x < 0 and y < 0
+
+
+def _osworld_g_log(path: Path, answers: dict[str, str], without_image: str) -> Path:
+    """lmms-eval's `osworld_g` --log_samples: each doc with the release's fields and no image (one also without its
+    image_path: it joins on its id), the answer in resps / filtered_resps, the task's four metric records."""
+    samples = []
+    for doc_id, record in enumerate(OSWORLD_G_RELEASE):
+        doc = {k: v for k, v in record.items() if not (record["id"] == without_image and k == "image_path")}
+        answer = answers[record["id"]]
+        metric = {"correct": _lmms_osworld_g_correct(record, _lmms_point(answer)), "box_type": record["box_type"]}
+        sample = {"doc_id": doc_id, "doc": doc, "target": record["instruction"], "arguments": []}
+        sample |= {"resps": [[answer]], "filtered_resps": [answer], "doc_hash": "0" * 64}
+        for name in ("osworld_g_acc", "osworld_g_bbox_acc", "osworld_g_polygon_acc", "osworld_g_refusal_acc"):
+            sample[name] = metric
+        samples.append(sample)
+    path.write_text("".join(json.dumps(s) + "\n" for s in samples))
+    return path
+
+
+def test_lmms_eval_osworld_g_joins_gui_osworld_g_refusal_rows_included(tmp_path: Path) -> None:
+    folder = published_new_sources()
+    answers = {
+        "0FOB4CLBT2-0": "[1436, 340]",  # inside the bbox
+        "0FOB4CLBT2-1": "(0.0729, 0.1991)",  # 0-1: inside the polygon once scaled
+        "7XQ2KA9ZPL-0": "[620, 315]",  # inside the four-value polygon's box: lmms-eval's hit, the release's miss
+        "7XQ2KA9ZPL-1": "[-1, -1]",  # the refusal the task's prompt asks for
+    }
+    path = _osworld_g_log(tmp_path / "samples.jsonl", answers, without_image="7XQ2KA9ZPL-1")
+    report = _import(folder, tmp_path, [path], "lmms-eval", "gui_osworld_g", answer="stored")
+    assert report["counts"] == {
+        "file_rows": 4,
+        "config_rows": 4,
+        "matched": 4,
+        "absent": 0,
+        "extra": 0,
+        "ambiguous": 0,
+    }
+    lines = {line["example_id"]: line for line in _lines(tmp_path)}
+    assert lines["gui_osworld_g/7XQ2KA9ZPL-1"]["point"] == [-1.0, -1.0]  # the refusal row, joined on its id
+    assert lines["gui_osworld_g/0FOB4CLBT2-1"]["point"] == pytest.approx([0.0729 * 1920, 0.1991 * 1080])
+    versus = report["theirs_vs_ours"]
+    assert versus["theirs"] == {"correct": 4, "n": 4} and versus["ours"] == {"correct": 3, "n": 4}
+    (difference,) = versus["differences"]
+    assert (difference["example_id"], difference["reason"]) == ("gui_osworld_g/7XQ2KA9ZPL-0", "rule")
+    assert _gui_success(folder, list(lines.values()), "gui_osworld_g") == (3, 4)
+
+    # UI-Venus-2 run through lmms-eval: its "no target" [-1,-1] everywhere, imported raw in its declared format:
+    # a refusal, right on the refusal row only, as lmms-eval counts the same answers.
+    refusing = _osworld_g_log(tmp_path / "venus.jsonl", dict.fromkeys(answers, "[-1,-1]"), without_image="")
+    report = _import(folder, tmp_path, [refusing], "lmms-eval", "gui_osworld_g", answer_format="ui-venus-2")
+    versus = report["theirs_vs_ours"]
+    assert versus["theirs"] == {"correct": 1, "n": 4} and versus["ours"] == {"correct": 1, "n": 4}
+    assert versus["differences"] == []
+    assert {line["answer_format"] for line in _lines(tmp_path)} == {"ui-venus-2"}
 
 
 def test_lmms_eval_bad_lines_name_the_line_and_field(folder: Path, tmp_path: Path) -> None:
