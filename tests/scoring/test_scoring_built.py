@@ -54,7 +54,16 @@ KEYS = {  # the categorical text each condition supplies (never coordinates or a
 
 CONFIGS = ["curated_umd", "bulk_umd", "curated_gapartnet", "bulk_gapartnet"]
 REASK = ["counterfactual_gapartnet", "contrast_gapartnet"]
-GUI = ["gui_sheets", "gui_text", "gui_screenspot", "gui_screenspot_v2", "gui_screenspot_pro"]
+GUI = [
+    "gui_sheets",
+    "gui_text",
+    "gui_screenspot",
+    "gui_screenspot_v2",
+    "gui_screenspot_pro",
+    "gui_screenspot_pro_cn",
+    "gui_osworld_g",
+    "gui_ui_vision",
+]
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ def _project(root: Path) -> Path:
         path.write_bytes(data)
     ui_vision_tree(root / "sources" / "ui_vision")
     (root / "data" / "audits").mkdir(parents=True)
-    for name in ("dvc.yaml", "requirements.lock", "data/audits/curated_umd.yaml"):
+    for name in ("dvc.yaml", "requirements.lock", "requirements-build.lock", "data/audits/curated_umd.yaml"):
         shutil.copy(REPO / name, root / name)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"].update(umd=None, gapartnet=None)
