@@ -600,7 +600,8 @@ def built_gapartnet(tmp_path_factory: pytest.TempPathFactory, gapartnet_rendered
     (root / "data" / "audits").mkdir(parents=True)
     shutil.copy(REPO / "data/audits/curated_gapartnet.yaml", root / "data/audits/curated_gapartnet.yaml")
     shutil.copy(REPO / "data/audits/contrast_pool.yaml", root / "data/audits/contrast_pool.yaml")
-    shutil.copy(REPO / "requirements.lock", root / "requirements.lock")
+    for lock in ("requirements.lock", "requirements-build.lock"):  # the card records what built it
+        shutil.copy(REPO / lock, root / lock)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     params["sources"]["umd"] = None
     params["sources"]["gapartnet"] = {"assets": str(sample / "assets"), "renders": str(sample / "renders")}
