@@ -33,7 +33,7 @@ from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
-from groundbench.evaluate.samples import NoValidRows, valid_example_ids
+from groundbench.evaluate.samples import NoValidRows, loading_once, valid_example_ids
 from groundbench.evaluate.score import score_file
 from groundbench.evaluate.task import groundbench
 from groundbench.scoring.profiles import parse_profile
@@ -209,7 +209,7 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
         check_resize(parse_profile(settings.profile), settings.max_side)
     model_args = model_args_for(settings.model, settings.model_args)
     model = build_model(resolve_model(settings.model), settings.model_base_url, model_args)
-    with interruptible() as interruption, held(settings.out):
+    with interruptible() as interruption, held(settings.out), loading_once():
         return _run(settings, model, interruption, out, err)
 
 
@@ -250,6 +250,8 @@ def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[Ev
         attempt_timeout=settings.attempt_timeout,
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
+        # The logs name each image by its reference (the sample's metadata "image"), not its base64 bytes.
+        log_images=False,
     )
 
 
