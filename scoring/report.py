@@ -12,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.core.atomic import write_text
+from groundbench.core.atomic import atomic_file, write_text
 from groundbench.results.headline import BASELINES, headlines
 from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
 
@@ -150,9 +150,26 @@ def provenance_lines(gate: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+JSON_WRITE_CHARS = 1 << 20  # encoded and written a megabyte of text at a time
+
+
 def write_json(path: Path, payload: Mapping[str, Any]) -> None:
-    """Strict JSON: a NaN or infinity is refused here (the report replaces them with null before)."""
-    write_text(path, json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n")
+    """Strict JSON: a NaN or infinity is refused here (the report replaces them with null before).
+
+    Written as it is encoded (the bytes of ``json.dumps(payload, indent=1, ...) + "\n"``), so a large report
+    is never held whole as text and again as bytes; atomically, so a refused value leaves nothing."""
+    encoder = json.JSONEncoder(indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    with atomic_file(path, "wb") as handle:
+        pending: list[str] = []
+        size = 0
+        for chunk in encoder.iterencode(payload):
+            pending.append(chunk)
+            size += len(chunk)
+            if size >= JSON_WRITE_CHARS:
+                handle.write("".join(pending).encode("utf-8"))
+                pending, size = [], 0
+        pending.append("\n")
+        handle.write("".join(pending).encode("utf-8"))
 
 
 GATE_COLUMNS = ("dataset_version", "manifest_sha256", "template_sha256", "package_version")

@@ -9,7 +9,7 @@ box), so the words never contradict the pixels the model sees; the answer is map
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -74,7 +74,11 @@ _LOADED: ContextVar[dict[tuple[str, str], Dataset] | None] = ContextVar("groundb
 
 @contextmanager
 def loading_once() -> Iterator[None]:
-    """Within this block a config is loaded (and its files hashed) once: one command's view of the folder."""
+    """Within this block a config is loaded (and its files hashed) once: one command's view of the folder
+    (an inner block shares the outer one's)."""
+    if _LOADED.get() is not None:
+        yield
+        return
     token = _LOADED.set({})
     try:
         yield
@@ -163,22 +167,27 @@ def prompt_table(dataset: Dataset) -> pa.Table:
     return table.select([c for c in PROMPT_COLUMNS if c in table.column_names])
 
 
-def samples(
-    folder: Path,
-    config: str,
-    condition: str,
-    gate: Mapping[str, str],
-    max_side: int | None,
-    limit: int | None,
-    profile: Profile | None = None,
-) -> list[Sample]:
-    """The samples of one (config, condition), sorted by example id; the first ``limit`` when given (only those
-    rows are read)."""
+def chosen_rows(folder: Path, config: str, condition: str, limit: int | None) -> list[tuple[str, int]]:
+    """(example id, index) of the rows a run of (config, condition) asks, by example id; the first ``limit``."""
     check_condition(condition, "command line")
     dataset = load_rows(folder, config)
     chosen = valid_rows(dataset, condition)[:limit]
     if not chosen:
         raise NoValidRows(config, condition, {c for row in _validity(dataset) for c in conditions_of(row)})
+    return chosen
+
+
+def samples_of(
+    folder: Path,
+    config: str,
+    condition: str,
+    gate: Mapping[str, str],
+    max_side: int | None,
+    profile: Profile | None,
+    chosen: Sequence[tuple[str, int]],
+) -> list[Sample]:
+    """The samples of the ``chosen`` rows (``chosen_rows``), in that order; only those rows are read."""
+    dataset = load_rows(folder, config)
     size = profile.sent_size if profile is not None and profile.style.resized else None
     images = source(config, dataset, max_side, size)
     activate()
@@ -190,3 +199,19 @@ def samples(
         pairs = zip(batch, window, strict=True)
         built += [to_sample(row, config, condition, gate, images, index, profile) for row, (_, index) in pairs]
     return built
+
+
+def samples(
+    folder: Path,
+    config: str,
+    condition: str,
+    gate: Mapping[str, str],
+    max_side: int | None,
+    limit: int | None,
+    profile: Profile | None = None,
+) -> list[Sample]:
+    """The samples of one (config, condition), sorted by example id; the first ``limit`` when given (only those
+    rows are read)."""
+    with loading_once():  # one load (and seal check) for the rows' choice and their samples
+        chosen = chosen_rows(folder, config, condition, limit)
+        return samples_of(folder, config, condition, gate, max_side, profile, chosen)

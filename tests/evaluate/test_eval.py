@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import time
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -564,7 +563,10 @@ def test_referenced_samples_send_what_the_eager_samples_sent(
 
 
 def test_logs_name_the_image_and_hold_no_bytes(built: Path, tmp_path: Path) -> None:
-    """inspect's log keeps each sample's image reference, not its base64 bytes: a few KB per sample."""
+    """inspect's log keeps each sample's image reference, not its base64 bytes: a few KB per sample; the rows are
+    asked in windows of samples, one log each, and a second command asks nothing."""
+    from inspect_ai.log import read_eval_log
+
     out = tmp_path / "run"
     settings = EvalSettings(
         model="mockllm/model",
@@ -575,14 +577,21 @@ def test_logs_name_the_image_and_hold_no_bytes(built: Path, tmp_path: Path) -> N
         limit=20,
         display="none",
     )
-    result = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("groundbench.evaluate.run.WINDOW", 8)
+        result = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
     assert result.asked == 20
-    (log,) = (out / "logs").glob("*.eval")
-    with zipfile.ZipFile(log) as archive:
-        texts = {name: archive.read(name).decode() for name in archive.namelist()}
-    members = [name for name in texts if name.startswith("samples/")]
-    assert len(members) == 20
-    assert not any(";base64," in text for text in texts.values())
-    first = json.loads(texts[members[0]])
-    assert first["metadata"]["image"] == f"{SCHEME}://bulk_umd/{first['metadata']['example_id'].replace('/', '%2F')}"
-    assert log.stat().st_size / 20 <= 5_000
+    logs = sorted((out / "logs").glob("*.eval"))
+    assert len(logs) == 3  # 8 + 8 + 4 samples
+    asked = []
+    for path in logs:
+        log = read_eval_log(str(path), resolve_attachments=False)
+        for sample in log.samples or []:
+            text = sample.model_dump_json()
+            assert ";base64," not in text
+            assert sample.metadata["image"] == f"{SCHEME}://bulk_umd/{str(sample.id).replace('/', '%2F')}"
+            asked.append(str(sample.id))
+    assert len(asked) == len(set(asked)) == 20
+    assert sum(path.stat().st_size for path in logs) / 20 <= 5_000
+    again = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
+    assert again.asked == 0 and len(list((out / "logs").glob("*.eval"))) == 3
