@@ -3,10 +3,10 @@
 Against a loopback OpenAI-compatible server that answers at once (its own process, so its CPU is not
 the client's), for N rows of one (config, condition), each in a fresh child process (``measure.py``):
 
-* the **floor**: a plain async httpx client reading the same prompts (``groundbench requests``' file,
-  made before the timing) and the same image bytes (the config's Parquet, pyarrow), sending the same
-  requests with the same base64 images, ``max_connections`` in flight, appending each answer to a JSONL
-  file;
+* the **floor**: a plain asyncio client (kept-alive HTTP/1.1 connections, no library) reading the same
+  prompts (``groundbench requests``' file, made before the timing) and the same image bytes (the config's
+  Parquet, pyarrow), sending the same requests with the same base64 images, ``max_connections`` in flight,
+  appending each answer to a JSONL file;
 * a **bare inspect-ai task** asking the same prepared samples (built before the timing, images as data
   URIs; ``generate()`` only, the same logging options as GroundBench's): inspect's own cost;
 * **``groundbench eval``** (the command's code in process, imports included), with the seconds before its
@@ -150,31 +150,44 @@ def _mime(data: bytes) -> str:
     return "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
 
 
+async def _post(reader: Any, writer: Any, host: str, path: str, body: bytes) -> bytes:
+    """One HTTP/1.1 POST on a kept-alive connection (the floor's client: asyncio streams, no library)."""
+    head = f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    writer.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    await writer.drain()
+    headers = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+    length = int(headers.split("content-length:", 1)[1].split("\r\n", 1)[0])
+    return bytes(await reader.readexactly(length))
+
+
 def child_floor(folder: str, config: str, requests_file: str, rows: int, url: str, out: str) -> Usage:
     def work() -> dict[str, Any]:
         import asyncio
-
-        import httpx
+        from urllib.parse import urlsplit
 
         lines = _requests(requests_file, rows)
         images = _image_bytes(folder, config, {line["example_id"] for line in lines if line["image"] is not None})
+        where = urlsplit(url)
 
         async def ask_all() -> int:
-            limit = asyncio.Semaphore(CONNECTIONS)
-            async with httpx.AsyncClient(base_url=url, timeout=60) as client:
-                with open(out, "a", encoding="utf-8") as answers:
+            queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            for line in lines:
+                queue.put_nowait(line)
+            with open(out, "a", encoding="utf-8") as answers:
 
-                    async def ask(line: dict[str, Any]) -> None:
+                async def client() -> None:  # one of CONNECTIONS kept-alive connections
+                    reader, writer = await asyncio.open_connection(where.hostname, where.port)
+                    while not queue.empty():
+                        line = queue.get_nowait()
                         image = images.get(line["example_id"])
-                        async with limit:
-                            reply = await client.post(
-                                "/chat/completions", json=_body(line["prompt"], image, _mime(image or b""))
-                            )
-                        text = reply.json()["choices"][0]["message"]["content"]
+                        body = json.dumps(_body(line["prompt"], image, _mime(image or b""))).encode()
+                        reply = await _post(reader, writer, where.netloc, f"{where.path}/chat/completions", body)
+                        text = json.loads(reply)["choices"][0]["message"]["content"]
                         answers.write(json.dumps({"example_id": line["example_id"], "response": text}) + "\n")
                         answers.flush()
+                    writer.close()
 
-                    await asyncio.gather(*(ask(line) for line in lines))
+                await asyncio.gather(*(client() for _ in range(CONNECTIONS)))
             return len(lines)
 
         return {"asked": asyncio.run(ask_all())}
