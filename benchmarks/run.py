@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from eval_bench import measure_eval, measure_score
 from fixed_costs import MAX_STARTUP_S, measure_dvc_share, measure_startup, stage_list, unfetched_outputs
 from measure import (  # benchmarks/ is on sys.path when this file runs as a script
     BUSY_MACHINE_CORES,
@@ -118,8 +119,13 @@ MAX_GAPARTNET_FLOOR_RATIO = 5.0
 MIN_BAKE_SPEEDUP = 1.7  # bake on 2 cores vs 1
 MAX_ENGINE_RATIO = 1.3  # dask on a local 2-worker cluster vs the local pool (UMD)
 MAX_REPORT_TO_STORE = 2.0  # issue 36: the report stage vs the store stage on the same build
+# issue 43: groundbench eval and score on the built bulk_umd (benchmarks/eval_bench.py)
+MAX_FIRST_REQUEST_S = 5.0
+MAX_EVAL_SHARE = 0.2  # GroundBench's CPU per row beyond a bare inspect task, against inspect's own beyond the floor
+MAX_LOG_BYTES_PER_ROW = 5_000  # written to --out per sample beyond the answer
+MAX_SCORE_RATIO = 3.0
 NOOP_REPEAT = 5  # no-op `dvc repro` runs; the median is the figure
-SKIPPABLE = ["obvious", "stages", "report", "verify", "load", "dvc", "startup", "dvc-share", "engine", "e2e"]
+SKIPPABLE = ["obvious", "stages", "report", "verify", "load", "dvc", "startup", "dvc-share", "engine", "e2e", "eval"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -847,6 +853,29 @@ def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
         if "obvious_to_conversion" in section["ratios"]:
             lead = section["ratios"]["obvious_to_conversion"]
             add(f"{source}: ahead of the obvious way", f"{lead:.2f}x", f">= {cores}x (cores)", lead >= cores)
+    for n, run in report.get("eval", {}).get("runs", {}).items():
+        fig, ratios = run["groundbench"], run["ratios"]
+        first = fig["first_request_s"]
+        add(f"eval {n} rows: first request", f"{first} s", f"<= {MAX_FIRST_REQUEST_S} s", first <= MAX_FIRST_REQUEST_S)
+        share = ratios["groundbench_share_to_inspect_share"]
+        add(
+            f"eval {n} rows: GroundBench's share vs inspect's",
+            f"{share:.2f}x (CPU {ratios['groundbench_cpu_to_floor']:.2f}x the floor, bare inspect "
+            f"{ratios['bare_inspect_cpu_to_floor']:.2f}x)",
+            f"<= {MAX_EVAL_SHARE}x",
+            share <= MAX_EVAL_SHARE,
+        )
+        extra = fig["beyond_answer_bytes_per_row"]
+        add(
+            f"eval {n} rows: bytes written per row",
+            f"{extra:.0f} B beyond the answer",
+            f"<= {MAX_LOG_BYTES_PER_ROW} B",
+            extra <= MAX_LOG_BYTES_PER_ROW,
+        )
+    if "score" in report:
+        ratio = report["score"]["ratios"]["cpu_to_floor"]
+        lines = report["score"]["lines"]
+        add("score vs floor (CPU)", f"{ratio:.2f}x ({lines} lines)", f"<= {MAX_SCORE_RATIO}x", ratio <= MAX_SCORE_RATIO)
     rss = {name: value for name, value in report["peak_rss"].items()}
     if rss:  # none with --fixed-costs-only
         worst = max(rss, key=lambda k: rss[k])
@@ -1253,11 +1282,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="only the project's fixed costs: the sample's make build on a fresh clone (pip, pipeline), the no-op "
         "repro, start-up and DVC's share per stage (no full-scale sources)",
     )
+    parser.add_argument(
+        "--eval-rows",
+        type=int,
+        action="append",
+        default=None,
+        metavar="N",
+        help="rows of bulk_umd `groundbench eval` asks, each N one measurement (repeatable; default 1000 and "
+        "5000, at most the valid rows)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help=f"results file (default {DEFAULT_JSON})")
     args = parser.parse_args(argv)
     if not 0 < args.scale <= 1:
         parser.error("--scale must be in (0, 1]")
+    args.eval_rows = args.eval_rows or [1000, 5000]
     return args
 
 
@@ -1344,6 +1383,14 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             print("measuring loading ...", flush=True)
             biggest = "bulk_umd" if "bulk_umd" in configs else configs[0]
             report["load"] = measure_load(root, biggest, work)
+        if "eval" not in args.skip and "bulk_umd" in configs:  # what users run on the built data (issue 43)
+            print("measuring eval and score on bulk_umd ...", flush=True)
+            published = root / "data" / "groundbench"
+            report["eval"] = measure_eval(published, "bulk_umd", "part_named", args.eval_rows, work / "eval")
+            report["score"] = measure_score(published, "bulk_umd", work / "score")
+            for n, run in report["eval"]["runs"].items():
+                report["peak_rss"][f"eval bulk_umd, {n} rows"] = run["groundbench"]["peak_rss_bytes"]
+            report["peak_rss"]["score bulk_umd"] = report["score"]["groundbench"]["peak_rss_bytes"]
     if "dvc" not in args.skip:
         print("measuring a no-op dvc repro ...", flush=True)
         report["dvc"] = measure_dvc(work, args)

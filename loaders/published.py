@@ -118,7 +118,8 @@ def unknown_config(folder: Path, config: str, valid: Sequence[str]) -> GroundBen
     from groundbench.core.registry import BY_NAME  # the source folders' specs: declarations, nothing converted
 
     recorded = recorded_data_files(folder) or {}
-    if any(name.startswith(f"data/{config}/") for name in recorded):  # built, but its files are not here
+    pulled = bool(data_files(folder / "data" / config))  # baselines is here but not a config of rows
+    if not pulled and any(name.startswith(f"data/{config}/") for name in recorded):  # built, its files not here
         return GroundBenchError(
             folder / "data" / config,
             "config",

@@ -41,7 +41,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -256,8 +256,13 @@ def _keyword_pattern(keyword: str) -> re.Pattern[str]:
 def free_form_actions(text: str | None) -> set[str]:
     """Every action a keyword in the text names. A keyword found inside a longer keyword's match does not count
     ("wrap-grasp" names wrap-grasp, not grasp too; "turn on" names push, not rotate too)."""
-    if not text:
-        return set()
+    return set(_free_form_actions(text)) if text else set()
+
+
+# One model answers many rows with the same text (a refusal, a fixed phrase, every keyword at once): each
+# distinct text is scanned once (~130 patterns). Bounded, as answers are arbitrary.
+@lru_cache(maxsize=4096)
+def _free_form_actions(text: str) -> frozenset[str]:
     found = sorted(
         (
             (match.end() - match.start(), match.start(), match.end(), action)
@@ -271,7 +276,7 @@ def free_form_actions(text: str | None) -> set[str]:
     for length, start, end, action in found:  # longest first
         if not any(other > length and s < end and start < e for other, s, e, _ in kept):
             kept.append((length, start, end, action))
-    return {action for *_, action in kept}
+    return frozenset(action for *_, action in kept)
 
 
 def free_form_correct(text: str | None, target: str) -> bool:

@@ -195,7 +195,10 @@ class Closure:
         modules = set(modules)
         files = {self.layout.modules[m] for m in modules}
         for package, data in self.layout.package_data.items():
-            if package in modules:
+            # A folder of data files only (loaders/prompts/templates) is a package for setuptools alone: its
+            # files come with the package around it, which is what reads them.
+            owner = package if package in self.layout.modules else package.rpartition(".")[0]
+            if owner in modules:
                 files.update(data)
         return files
 

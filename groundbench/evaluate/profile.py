@@ -14,7 +14,8 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText
 
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
+from groundbench.evaluate.images import Frame
+from groundbench.evaluate.sent_images import RowImages
 from groundbench.schemas.request_conditions import is_text_only
 from groundbench.scoring.profiles import Profile
 
@@ -30,18 +31,18 @@ def check_resize(profile: Profile | None, max_side: int | None) -> None:
 
 
 def profiled_input(
-    row: Row, condition: str, profile: Profile, max_side: int | None, where: str, in_sent_frame: Any
+    row: Row, condition: str, profile: Profile, images: RowImages, index: int, in_sent_frame: Any
 ) -> tuple[list[ChatMessage], dict[str, Any]]:
-    """The messages of one sample and what its metadata adds (profile, answer format, resize)."""
+    """The messages of one sample (row ``index``, its image by reference) and what its metadata adds (profile,
+    answer format, resize)."""
     metadata: dict[str, Any] = {"profile": profile.spec, "answer_format": profile.format.spec}
     content: list[Content] = []
     prompt_row: Row = row
     if not is_text_only(condition):
-        image = row["image"] or {}
-        data = verified_bytes(image.get("bytes"), row["image_sha256"], where)
-        size = profile.sent_size if profile.style.resized else None
-        uri, frame = prepared_image(data, where, max_side, size)
-        content.append(ContentImage(image=uri))
+        width, height = int(row["width"]), int(row["height"])
+        metadata["image"] = images.add(str(row["example_id"]), index, width, height)  # what inspect's log shows
+        content.append(ContentImage(image=metadata["image"]))
+        frame = images.frame(width, height)
         if frame.resized:
             metadata["resize"] = frame.record()
             prompt_row = in_sent_frame(row, frame)

@@ -14,7 +14,7 @@ import errno
 import os
 import re
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,15 +33,16 @@ from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate import silence
 from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers, write_failure
-from groundbench.evaluate.gate_fields import answer_gate
+from groundbench.evaluate.gate_fields import answer_gate, gate_fields
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
-from groundbench.evaluate.samples import NoValidRows, valid_example_ids
+from groundbench.evaluate.samples import NoValidRows, chosen_rows, loading_once, samples_of, valid_example_ids
 from groundbench.evaluate.score import score_file
 from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, request_timeout, stopped_answering
-from groundbench.evaluate.task import groundbench
+from groundbench.evaluate.task import build_task
+from groundbench.loaders.published import resolve_folder
 from groundbench.scoring.profiles import parse_profile
 
 PREDICTIONS = "predictions.jsonl"
@@ -85,16 +86,47 @@ class EvalResult:
     scored: int = 0  # answers in the folder's predictions (every one it holds, requested now or earlier)
 
 
+@dataclass(frozen=True)
+class Pending:
+    """The rows of one (config, condition) without an answer: (example id, row index), by example id."""
+
+    config: str
+    condition: str
+    rows: list[tuple[str, int]]
+
+
 @dataclass
 class Plan:
-    """What one command asks: its inspect tasks (rows without an answer) and every row it requested."""
+    """What one command asks: the rows without an answer and every row it requested."""
 
-    tasks: list[Task] = field(default_factory=list)
+    pending: list[Pending] = field(default_factory=list)
     wanted: list[Key] = field(default_factory=list)
 
     @property
     def asked(self) -> int:
-        return sum(len(t.dataset) for t in self.tasks)
+        return sum(len(p.rows) for p in self.pending)
+
+
+# Samples per inspect run: a window's samples are built when it starts, so memory does not grow with the rows
+# asked and the first request waits for one window only. Each window writes its own log.
+WINDOW = 1000
+
+
+def windows(pending: Sequence[Pending], size: int = WINDOW) -> Iterator[list[Pending]]:
+    """The pending rows in runs of at most ``size`` samples, in order (a run may span (config, condition)s)."""
+    batch: list[Pending] = []
+    room = size
+    for group in pending:
+        rows = group.rows
+        while rows:
+            batch.append(replace(group, rows=rows[:room]))
+            room -= len(batch[-1].rows)
+            rows = rows[len(batch[-1].rows) :]
+            if room == 0:
+                yield batch
+                batch, room = [], size
+    if batch:
+        yield batch
 
 
 def resolve_model(model: str | Model) -> str | Model:
@@ -143,38 +175,25 @@ def model_args_for(model: str | Model, given: Mapping[str, Any]) -> dict[str, An
     return {**({"max_retries": 0} if api in OPENAI_SDK_APIS else {}), **given}
 
 
-def _todo(task: Task, keep: set[str]) -> Task:
-    task.dataset = task.dataset.filter(lambda sample: str(sample.id) in keep)
-    return task
-
-
 def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Plan:
-    """The task of each requested (config, condition), narrowed to the rows without a cached answer."""
+    """The rows each requested (config, condition) asks, and those without a cached answer (no sample is built)."""
     planned = Plan()
-    run = settings.out
+    root = resolve_folder(str(settings.folder))
     skipped: list[NoValidRows] = []
     for config in settings.configs:
         for condition in settings.conditions:
             try:
-                task = groundbench(
-                    config,
-                    condition,
-                    str(settings.folder),
-                    settings.max_side,
-                    str(run),
-                    settings.limit,
-                    settings.profile,
-                )
+                chosen = chosen_rows(root, config, condition, settings.limit)
             except NoValidRows as exc:  # configs x conditions: a GUI suite has no part_named rows, and so on
                 skipped.append(exc)
                 continue
-            keys = [(config, condition, str(sample.id)) for sample in task.dataset]
+            keys = [(config, condition, example_id) for example_id, _ in chosen]
             planned.wanted += keys
-            todo = {k[2] for k in keys if k not in cached}
+            todo = [row for row, k in zip(chosen, keys, strict=True) if k not in cached]
             done = len(keys) - len(todo)
             err.print(f"{config} / {condition}: {len(keys)} rows, {done} answered earlier, {len(todo)} to ask")
             if todo:
-                planned.tasks.append(_todo(task, todo))
+                planned.pending.append(Pending(config, condition, todo))
     if not planned.wanted:  # nothing to ask: one line, the reason itself when there is one pair
         if len(skipped) == 1:
             raise skipped[0]
@@ -215,7 +234,7 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
         check_resize(parse_profile(settings.profile), settings.max_side)
     model_args = model_args_for(settings.model, settings.model_args)
     model = build_model(resolve_model(settings.model), settings.model_base_url, model_args)
-    with interruptible() as interruption, held(settings.out):
+    with interruptible() as interruption, held(settings.out), loading_once():
         return _run(settings, model, interruption, out, err)
 
 
@@ -234,7 +253,7 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
         if interruption.requested:  # a Ctrl-C that some code swallowed: stop before anything is asked
             raise interrupted(run, planned.wanted)
         write_setting(run, setting)  # nothing is written before every check has passed
-        logs = _ask(planned.tasks, settings, model)
+        logs = _ask(planned.pending, settings, model, interruption)
         if interruption.requested:  # inspect cancelled its run and returned
             raise interrupted(run, planned.wanted)
         check_answered(settings, planned.wanted, logs)
@@ -245,9 +264,41 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
         raise
 
 
-def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[EvalLog]:
-    if not tasks:
-        return []
+def _ask(pending: Sequence[Pending], settings: EvalSettings, model: Model, interruption: Interruption) -> list[EvalLog]:
+    """Ask the pending rows, one inspect run per window of samples (built when the window starts)."""
+    root = resolve_folder(str(settings.folder))
+    profile = None if settings.profile is None else parse_profile(settings.profile)
+    logs: list[EvalLog] = []
+    watched = silence.watch(str(settings.out))
+    for window in windows(pending, WINDOW):
+        if interruption.requested:  # inspect cancelled the last window's run: ask nothing more
+            break
+        if watched.silence is not None:  # the server stopped answering: no later window is sent either
+            watched.not_asked += sum(len(group.rows) for group in window)
+            continue
+        tasks = [
+            build_task(
+                group.config,
+                group.condition,
+                samples_of(
+                    root,
+                    group.config,
+                    group.condition,
+                    gate_fields(root, group.config),
+                    settings.max_side,
+                    profile,
+                    group.rows,
+                ),
+                profile,
+                str(settings.out),
+            )
+            for group in window
+        ]
+        logs += _run_inspect(tasks, settings, model)
+    return logs
+
+
+def _run_inspect(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[EvalLog]:
     return inspect_eval(
         list(tasks),
         model=model,  # built with its base URL and client arguments
@@ -260,6 +311,11 @@ def _ask(tasks: Sequence[Task], settings: EvalSettings, model: Model) -> list[Ev
         timeout=request_timeout(settings.attempt_timeout),
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,
+        # The logs name each image by its reference (the sample's metadata "image"), not its base64 bytes.
+        log_images=False,
+        # No per-event sample buffer (inspect's live view of running samples): the answers file is what a
+        # resumed run reads, and each sample still reaches the .eval log when it completes.
+        log_realtime=False,
     )
 
 

@@ -9,17 +9,21 @@ box), so the words never contradict the pixels the model sees; the answer is map
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 from datasets import Dataset
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 
 from groundbench.errors import GroundBenchError
-from groundbench.evaluate.images import Frame, prepared_image, verified_bytes
+from groundbench.evaluate.images import Frame
 from groundbench.evaluate.profile import profiled_input
+from groundbench.evaluate.sent_images import RowImages, activate, source
 from groundbench.loaders.prompts import build_prompt, template_hash
 from groundbench.schemas.request_conditions import (
     check_condition,
@@ -45,14 +49,41 @@ class NoValidRows(GroundBenchError):
 
 
 def load_rows(folder: Path, config: str) -> Dataset:
-    """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``)."""
+    """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``).
+
+    Loaded once per command and (folder, config) inside :func:`loading_once` (``groundbench eval``:
+    its tasks and its subset check), so the config's files are hashed against the card once."""
     from datasets import Image
 
     from groundbench.loaders import load_config
     from groundbench.loaders.published import config_dir
 
+    memo = _LOADED.get()
+    key = (str(folder), config)
+    if memo is not None and key in memo:
+        return memo[key]
     config_dir(folder, config)  # an unknown config: the error listing the folder's configs
-    return load_config(config, folder).cast_column("image", Image(decode=False))
+    dataset = load_config(config, folder).cast_column("image", Image(decode=False))
+    if memo is not None:
+        memo[key] = dataset
+    return dataset
+
+
+_LOADED: ContextVar[dict[tuple[str, str], Dataset] | None] = ContextVar("groundbench_loaded_rows", default=None)
+
+
+@contextmanager
+def loading_once() -> Iterator[None]:
+    """Within this block a config is loaded (and its files hashed) once: one command's view of the folder
+    (an inner block shares the outer one's)."""
+    if _LOADED.get() is not None:
+        yield
+        return
+    token = _LOADED.set({})
+    try:
+        yield
+    finally:
+        _LOADED.reset(token)
 
 
 def in_sent_frame(row: Row, frame: Frame) -> dict[str, Any]:
@@ -61,21 +92,28 @@ def in_sent_frame(row: Row, frame: Frame) -> dict[str, Any]:
 
 
 def to_sample(
-    row: Row, config: str, condition: str, gate: Mapping[str, str], max_side: int | None, profile: Profile | None = None
+    row: Row,
+    config: str,
+    condition: str,
+    gate: Mapping[str, str],
+    images: RowImages,
+    index: int,
+    profile: Profile | None = None,
 ) -> Sample:
-    """The sample a model is asked for one row; its metadata is what the predictions line copies."""
+    """The sample a model is asked for one row (row ``index`` of the config, read without its image); its
+    metadata is what the predictions line copies. The image is a reference (:mod:`.sent_images`)."""
     example_id = str(row["example_id"])
-    where = f"{config}: {example_id}"
     metadata: dict[str, Any] = {"example_id": example_id, "config": config, "condition": condition, **gate}
     if profile is not None:  # the family's prompt, frame and answer format (groundbench/evaluate/profile.py)
-        messages, extra = profiled_input(row, condition, profile, max_side, where, in_sent_frame)
+        messages, extra = profiled_input(row, condition, profile, images, index, in_sent_frame)
         return Sample(id=example_id, input=messages, metadata={**metadata, **extra})
     content: list[Content] = []
     prompt_row: Row = row
     if not is_text_only(condition):
-        image = row["image"] or {}
-        uri, frame = prepared_image(verified_bytes(image.get("bytes"), row["image_sha256"], where), where, max_side)
-        content.append(ContentImage(image=uri))
+        width, height = int(row["width"]), int(row["height"])
+        metadata["image"] = images.add(example_id, index, width, height)  # inspect's log keeps this, not the bytes
+        content.append(ContentImage(image=metadata["image"]))
+        frame = images.frame(width, height)
         if frame.resized:
             metadata["resize"] = frame.record()
             prompt_row = in_sent_frame(row, frame)
@@ -84,15 +122,83 @@ def to_sample(
     return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
 
 
+# The columns row_allows reads: selecting a row's validity never converts its parts (masks) or image.
+VALIDITY_COLUMNS = ("example_id", "excluded", "stratum", "original_target_part_id", "conditions")
+
+
+def _validity(dataset: Dataset) -> list[dict[str, Any]]:
+    return dataset.select_columns([c for c in VALIDITY_COLUMNS if c in dataset.column_names]).to_list()
+
+
 def valid_rows(dataset: Dataset, condition: str) -> list[tuple[str, int]]:
     """(example id, index) of every row valid under the condition, by example id (read without the images)."""
-    rows = enumerate(dataset.remove_columns("image"))
+    rows = enumerate(_validity(dataset))
     return sorted((row["example_id"], index) for index, row in rows if row_allows(row, condition))
 
 
 def valid_example_ids(folder: Path, config: str, condition: str) -> set[str]:
     """The example ids a complete run of (config, condition) answers (what the scorer expects)."""
     return {example_id for example_id, _ in valid_rows(load_rows(folder, config), condition)}
+
+
+# Rows converted to Python objects at a time, for their prompts.
+BATCH_ROWS = 256
+# What a prompt reads of a row (loaders/prompts ``fields``, scoring/profiles ``Profile.prompt``, the resize's
+# ``scaled_row``): only these columns are converted, the parts without their masks' runs (most of their bytes).
+PROMPT_COLUMNS = ("example_id", "width", "height", "object_category", "parts", "target_part_id", "instruction",
+                  "answer_type")  # fmt: skip
+UNPROMPTED_PART_FIELDS = ("mask_rle",)
+
+
+def prompt_rows(table: pa.Table, indices: list[int]) -> list[dict[str, Any]]:
+    """The rows at ``indices`` of the config's table as Python objects, with what their prompts read."""
+    rows = table.take(indices)
+    if "parts" in rows.column_names:
+        part = rows.schema.field("parts").type.value_type
+        kept = [part.field(i) for i in range(part.num_fields) if part.field(i).name not in UNPROMPTED_PART_FIELDS]
+        parts = rows.column("parts").cast(pa.list_(pa.struct(kept)))
+        rows = rows.set_column(rows.column_names.index("parts"), "parts", parts)
+    return rows.to_pylist()
+
+
+def prompt_table(dataset: Dataset) -> pa.Table:
+    """The columns prompts read, as the memory-mapped Arrow table (nothing is converted or copied)."""
+    table = dataset.with_format("arrow")[:]  # the Dataset's rows in order, whatever its indices mapping
+    return table.select([c for c in PROMPT_COLUMNS if c in table.column_names])
+
+
+def chosen_rows(folder: Path, config: str, condition: str, limit: int | None) -> list[tuple[str, int]]:
+    """(example id, index) of the rows a run of (config, condition) asks, by example id; the first ``limit``."""
+    check_condition(condition, "command line")
+    dataset = load_rows(folder, config)
+    chosen = valid_rows(dataset, condition)[:limit]
+    if not chosen:
+        raise NoValidRows(config, condition, {c for row in _validity(dataset) for c in conditions_of(row)})
+    return chosen
+
+
+def samples_of(
+    folder: Path,
+    config: str,
+    condition: str,
+    gate: Mapping[str, str],
+    max_side: int | None,
+    profile: Profile | None,
+    chosen: Sequence[tuple[str, int]],
+) -> list[Sample]:
+    """The samples of the ``chosen`` rows (``chosen_rows``), in that order; only those rows are read."""
+    dataset = load_rows(folder, config)
+    size = profile.sent_size if profile is not None and profile.style.resized else None
+    images = source(config, dataset, max_side, size)
+    activate()
+    table = prompt_table(dataset)
+    built: list[Sample] = []
+    for start in range(0, len(chosen), BATCH_ROWS):
+        window = chosen[start : start + BATCH_ROWS]
+        batch = prompt_rows(table, [index for _, index in window])
+        pairs = zip(batch, window, strict=True)
+        built += [to_sample(row, config, condition, gate, images, index, profile) for row, (_, index) in pairs]
+    return built
 
 
 def samples(
@@ -104,10 +210,8 @@ def samples(
     limit: int | None,
     profile: Profile | None = None,
 ) -> list[Sample]:
-    """The samples of one (config, condition), sorted by example id; the first ``limit`` when given."""
-    check_condition(condition, "command line")
-    dataset = load_rows(folder, config)
-    chosen = valid_rows(dataset, condition)[:limit]
-    if not chosen:
-        raise NoValidRows(config, condition, {c for row in dataset.remove_columns("image") for c in conditions_of(row)})
-    return [to_sample(dataset[index], config, condition, gate, max_side, profile) for _, index in chosen]
+    """The samples of one (config, condition), sorted by example id; the first ``limit`` when given (only those
+    rows are read)."""
+    with loading_once():  # one load (and seal check) for the rows' choice and their samples
+        chosen = chosen_rows(folder, config, condition, limit)
+        return samples_of(folder, config, condition, gate, max_side, profile, chosen)

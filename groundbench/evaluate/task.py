@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.scorer import Score, Target, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
@@ -32,7 +32,7 @@ from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.samples import samples
 from groundbench.loaders.published import resolve_folder
 from groundbench.scoring.parse import MALFORMED, STRICT, parse_response
-from groundbench.scoring.profiles import parse_profile
+from groundbench.scoring.profiles import Profile, parse_profile
 
 
 @solver
@@ -110,17 +110,29 @@ def groundbench(
     root = resolve_folder(folder)  # -T folder=...: a folder or Hub repo id, else what `--data` defaults to
     chosen = None if profile is None else parse_profile(profile)
     check_resize(chosen, max_side)
-    dataset = MemoryDataset(
-        samples(root, config, condition, gate_fields(root, config), max_side, first, chosen),
-        name=f"{config}-{condition.replace('/', '-')}",
+    built = samples(root, config, condition, gate_fields(root, config), max_side, first, chosen)
+    return build_task(
+        config, condition, built, chosen, answers_folder, offline_mock() if is_bare_mock(eval_model()) else None
     )
+
+
+def build_task(
+    config: str,
+    condition: str,
+    built: list[Sample],
+    profile: Profile | None,
+    answers_folder: str | None,
+    model: Model | None = None,
+) -> Task:
+    """The inspect task asking ``built`` (samples of one (config, condition)); ``groundbench eval`` runs one per
+    window of rows, :func:`groundbench` one for all."""
+    dataset = MemoryDataset(built, name=f"{config}-{condition.replace('/', '-')}")
     steps = [generate()]
     if answers_folder is not None:  # groundbench eval: the answer cache, and its Ctrl-C
         steps = [unless_interrupted(), ask_while_answered(answers_folder), record_answer(answers_folder)]
     name = f"groundbench_{config}_{condition.replace('/', '_')}"  # a '/' would cut the log's file name
-    model = offline_mock() if is_bare_mock(eval_model()) else None
     # The profile's server options (Qwen2-VL / OS-Atlas: keep the box tokens the answer is written in).
-    body = chosen.request_body if chosen is not None else {}
+    body = profile.request_body if profile is not None else {}
     options = GenerateConfig(extra_body=body) if body else GenerateConfig()
     return Task(dataset=dataset, solver=steps, scorer=answer_format(), name=name, model=model, config=options)
 

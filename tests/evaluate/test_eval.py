@@ -7,6 +7,7 @@ below compares `groundbench eval` with the command researchers already use by ha
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import io
@@ -18,20 +19,30 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from datasets import load_dataset
-from inspect_ai.model import ContentImage, ContentText, get_model
-from PIL import Image
+from datasets import Dataset, Image, load_dataset
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, Content, ContentImage, ContentText, get_model
+from PIL import Image as PILImage
 from rich.console import Console
 
 from groundbench.cli import main
 from groundbench.errors import GroundBenchError
+from groundbench.evaluate.gate_fields import gate_fields
+from groundbench.evaluate.images import prepared_image, verified_bytes
 from groundbench.evaluate.mock import mock_reply
 from groundbench.evaluate.run import EvalSettings, run_eval
+from groundbench.evaluate.samples import in_sent_frame, samples
+from groundbench.evaluate.sent_images import SCHEME, resolve
+from groundbench.loaders import load_config
+from groundbench.loaders.prompts import build_prompt, template_hash
+from groundbench.schemas.request_conditions import is_text_only, row_allows
+from groundbench.scoring.profiles import Profile, parse_profile
 from tests.conftest import run_cli
 from tests.support.openai_stub import OpenAIStub
 
@@ -202,7 +213,7 @@ def test_resize_is_recorded_and_mapped_back_before_scoring(built: Path, tmp_path
         content = messages[-1].content
         (image,) = [c.image for c in content if isinstance(c, ContentImage)]
         (prompt,) = [c.text for c in content if isinstance(c, ContentText)]
-        with Image.open(io.BytesIO(base64.b64decode(image.partition(",")[2]))) as sent:
+        with PILImage.open(io.BytesIO(base64.b64decode(image.partition(",")[2]))) as sent:
             assert sent.size == (320, 240)
         row = rows[by_prompt[prompt]["example_id"]]  # KeyError = the prompt was not ours in the sent frame
         seen.append(row["example_id"])
@@ -540,3 +551,127 @@ def test_no_reply_is_told_from_a_reply_and_bounds_a_request_to_two_tries() -> No
     timeout = request_timeout(ATTEMPT_TIMEOUT)
     assert timeout is not None and ATTEMPT_TIMEOUT < timeout < 2 * ATTEMPT_TIMEOUT
     assert request_timeout(None) is None and request_timeout(1) == 2
+
+
+# --- images by reference (issue 43): the old eager path against the new one -----------------------------
+# main 39a0868's samples() (every valid row read whole, its image embedded as a data URI when the sample was
+# built) is kept below as the old path; the new samples, their references materialized by the resolver inspect
+# calls, must equal it message for message and in every metadata field the predictions line copies.
+
+Row = Mapping[str, Any]
+
+
+def eager_sample(row: Row, config: str, condition: str, gate: Mapping[str, str], max_side: int | None,
+                 profile: Profile | None) -> Sample:  # fmt: skip
+    """main 39a0868's ``to_sample`` and ``profiled_input``: the image read and encoded when the sample is built."""
+    example_id = str(row["example_id"])
+    where = f"{config}: {example_id}"
+    metadata: dict[str, Any] = {"example_id": example_id, "config": config, "condition": condition, **gate}
+    content: list[Content] = []
+    prompt_row: Row = row
+    if profile is not None:
+        metadata.update(profile=profile.spec, answer_format=profile.format.spec)
+    if not is_text_only(condition):
+        data = verified_bytes((row["image"] or {}).get("bytes"), row["image_sha256"], where)
+        size = profile.sent_size if profile is not None and profile.style.resized else None
+        uri, frame = prepared_image(data, where, max_side, size)
+        content.append(ContentImage(image=uri))
+        if frame.resized:
+            metadata["resize"] = frame.record()
+            prompt_row = in_sent_frame(row, frame)
+    if profile is None:
+        content.append(ContentText(text=build_prompt(prompt_row, condition)))
+        metadata["template_sha256"] = template_hash(condition)
+        return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
+    system, text = profile.prompt(prompt_row, condition)
+    content.append(ContentText(text=text))
+    messages: list[Any] = [] if system is None else [ChatMessageSystem(content=system)]
+    messages.append(ChatMessageUser(content=content))
+    metadata["template_sha256"] = profile.template_hash(condition)
+    return Sample(id=example_id, input=messages, metadata=metadata)
+
+
+def eager_samples(folder: Path, config: str, condition: str, max_side: int | None, limit: int | None,
+                  profile: Profile | None) -> list[Sample]:  # fmt: skip
+    dataset: Dataset = load_config(config, folder).cast_column("image", Image(decode=False))
+    rows = enumerate(dataset.remove_columns("image"))
+    chosen = sorted((row["example_id"], index) for index, row in rows if row_allows(row, condition))[:limit]
+    gate = gate_fields(folder, config)
+    return [eager_sample(dataset[index], config, condition, gate, max_side, profile) for _, index in chosen]
+
+
+def materialized(sample: Sample) -> Sample:
+    """The sample as inspect sends it: every ``groundbench://`` image resolved (inspect's resolver call)."""
+    assert not isinstance(sample.input, str)
+    for message in sample.input:
+        for content in message.content if not isinstance(message.content, str) else []:
+            if isinstance(content, ContentImage):
+                assert content.image.startswith(f"{SCHEME}://")  # never bytes in the sample itself
+                content.image = asyncio.run(resolve(content.image))
+    return sample
+
+
+CASES = [
+    ("curated_umd", "part_named", None, None, None),
+    ("bulk_umd", "part_named", None, 7, None),
+    ("bulk_umd", "part_named", 100, None, None),  # resized: the prompt states the sent frame
+    ("curated_umd", "part_named/text_only", None, None, None),
+    ("bulk_umd", "part_named", None, 5, "qwen2.5-vl"),  # smart_resize and the family's prompt
+]
+
+
+@pytest.mark.parametrize(("config", "condition", "max_side", "limit", "profile_name"), CASES)
+def test_referenced_samples_send_what_the_eager_samples_sent(
+    built: Path, config: str, condition: str, max_side: int | None, limit: int | None, profile_name: str | None
+) -> None:
+    folder = built / "data/groundbench"
+    profile = None if profile_name is None else parse_profile(profile_name)
+    old = eager_samples(folder, config, condition, max_side, limit, profile)
+    new = samples(folder, config, condition, gate_fields(folder, config), max_side, limit, profile)
+    assert len(new) == len(old) > 0
+    if limit is not None:
+        assert len(new) == limit
+    for before, after in zip(old, new, strict=True):
+        image = (after.metadata or {}).pop("image", None)
+        assert (image is None) == is_text_only(condition)
+        after = materialized(after)
+        assert after.id == before.id
+        assert after.metadata == before.metadata
+        assert [m.model_dump(exclude={"id"}) for m in after.input] == [
+            m.model_dump(exclude={"id"}) for m in before.input
+        ]
+
+
+def test_logs_name_the_image_and_hold_no_bytes(built: Path, tmp_path: Path) -> None:
+    """inspect's log keeps each sample's image reference, not its base64 bytes: a few KB per sample; the rows are
+    asked in windows of samples, one log each, and a second command asks nothing."""
+    from inspect_ai.log import read_eval_log
+
+    out = tmp_path / "run"
+    settings = EvalSettings(
+        model="mockllm/model",
+        configs=["bulk_umd"],
+        conditions=["part_named"],
+        folder=built / "data/groundbench",
+        out=out,
+        limit=20,
+        display="none",
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("groundbench.evaluate.run.WINDOW", 8)
+        result = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
+    assert result.asked == 20
+    logs = sorted((out / "logs").glob("*.eval"))
+    assert len(logs) == 3  # 8 + 8 + 4 samples
+    asked = []
+    for path in logs:
+        log = read_eval_log(str(path), resolve_attachments=False)
+        for sample in log.samples or []:
+            text = sample.model_dump_json()
+            assert ";base64," not in text
+            assert sample.metadata["image"] == f"{SCHEME}://bulk_umd/{str(sample.id).replace('/', '%2F')}"
+            asked.append(str(sample.id))
+    assert len(asked) == len(set(asked)) == 20
+    assert sum(path.stat().st_size for path in logs) / 20 <= 5_000
+    again = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
+    assert again.asked == 0 and len(list((out / "logs").glob("*.eval"))) == 3

@@ -48,7 +48,7 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     command = [
         sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "0.001", "--gapartnet-size", "160x120",
         "--dvc-project", str(default_repo()), "--startup-repeat", "1", "--workdir", str(tmp_path),
-        "--json", str(results),
+        "--json", str(results), "--eval-rows", "2",
     ]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -92,6 +92,15 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     assert any(t["target"].startswith("bake ") for t in report["targets"])
 
     assert_fixed_costs(report, done.stdout)
+
+    # groundbench eval against the plain client and a bare inspect task, on the same rows (issue 43)
+    (run,) = report["eval"]["runs"].values()
+    asked = run["floor"]["result"]["asked"]
+    assert asked == run["bare_inspect"]["result"]["asked"] == run["groundbench"]["result"]["asked"] > 0
+    assert run["groundbench"]["requests"] == asked and run["groundbench"]["first_request_s"] > 0
+    assert run["groundbench"]["beyond_answer_bytes_per_row"] > 0 and run["bare_inspect_defaults"]["bytes_per_row"] > 0
+    assert report["score"]["lines"] > 0 and report["score"]["groundbench"]["result"]["exit"] == 0
+    assert any(t["target"] == "score vs floor (CPU)" for t in report["targets"])
 
     targets = {t["target"]: t for t in report["targets"]}
     for name in TARGETS:

@@ -501,6 +501,10 @@ def test_free_form_keywords(scored: dict) -> None:
     assert free_form_actions("Turn on the kettle.") == {"push"}
     assert free_form_actions("Hold around the cup") == {"wrap-grasp"}
     assert free_form_actions("Hold the handle and turn it") == {"grasp", "rotate"}
+    # each distinct answer is scanned once (memoized): a caller changing its copy changes no later answer
+    found = free_form_actions("Press the button")
+    found.add("pull")
+    assert free_form_actions("Press the button") == {"push"}
 
 
 def test_free_form_cannot_be_gamed(

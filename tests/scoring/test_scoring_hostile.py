@@ -253,3 +253,21 @@ def test_a_synthetic_build_says_so_in_every_score_output(
     report = json.loads(out.read_text())
     assert report["synthetic_configs"] == [] and report["notice"] is None
     assert {r["synthetic"] for r in csv.DictReader(table.open())} == {"False"}
+
+
+def test_the_json_report_is_written_as_encoded_and_a_refused_value_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--json`` is streamed in pieces (here a few characters each) yet holds exactly ``json.dumps``'s bytes."""
+    import math
+
+    from groundbench.scoring import report
+
+    monkeypatch.setattr(report, "JSON_WRITE_CHARS", 7)
+    payload = {"metrics": [{"b": 1.5, "a": "é\u2028ü", "n": None, "l": [1, {"z": True}]}] * 30, "k": {}}
+    report.write_json(tmp_path / "a.json", payload)
+    expected = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    assert (tmp_path / "a.json").read_bytes() == expected.encode("utf-8")
+    with pytest.raises(ValueError, match="Out of range float"):
+        report.write_json(tmp_path / "b.json", {"metrics": [{"x": math.nan}]})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]

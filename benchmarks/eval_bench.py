@@ -1,0 +1,507 @@
+"""What users run on the built data: ``groundbench eval`` against floors (issue 43).
+
+Against a loopback OpenAI-compatible server that answers at once (its own process, so its CPU is not
+the client's), for N rows of one (config, condition), each in a fresh child process (``measure.py``):
+
+* the **floor**: a plain asyncio client (kept-alive HTTP/1.1 connections, no library) reading the same
+  prompts (``groundbench requests``' file, made before the timing) and the same image bytes (the config's
+  Parquet, pyarrow), sending the same requests with the same base64 images, ``max_connections`` in flight,
+  appending each answer to a JSONL file;
+* a **bare inspect-ai task** asking the same prepared samples (built before the timing, images as data
+  URIs; ``generate()`` only, the same logging options as GroundBench's): inspect's own cost;
+* **``groundbench eval``** (the command's code in process, imports included), with the seconds before its
+  first request (the server records the time of each request), the bytes it wrote to ``--out`` per sample
+  (inspect's logs separately) and its peak RSS.
+
+``python benchmarks/eval_bench.py --data FOLDER --rows 1000 --rows 5000`` runs it standalone on a published
+folder; ``benchmarks/run.py`` runs it on the folder it built (``--eval-rows``; ``--skip eval``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from measure import GB, TreeMemory, Usage, measured, run_in_child_memory, tree_bytes
+
+ANSWER = '{"part": "handle", "action": "grasp", "point": [320, 240], "box": [300, 220, 340, 260]}'
+SERVICE = "bench"  # openai-api/bench/...: BENCH_API_KEY, BENCH_BASE_URL
+MODEL = f"openai-api/{SERVICE}/bench-vlm"
+CONNECTIONS = 4
+
+
+# ----------------------------------------------------------------------------------------------
+# The loopback server (its own process): answers every chat completion at once with ANSWER.
+
+
+def serve(port_file: Path) -> None:
+    stats = {"requests": 0, "first": None, "last": None}
+    body = json.dumps(
+        {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "bench-vlm",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": ANSWER}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    ).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _send(self, data: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            self._send(json.dumps(stats).encode())
+            if self.path == "/reset":
+                stats.update(requests=0, first=None, last=None)
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            now = time.time()
+            stats["requests"] += 1
+            stats["first"] = stats["first"] or now
+            stats["last"] = now
+            self._send(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    port_file.write_text(str(server.server_address[1]))
+    server.serve_forever()
+
+
+class Server:
+    """The loopback server in a child process; ``stats()`` reads (and ``reset`` clears) its request times."""
+
+    def __init__(self, work: Path) -> None:
+        port_file = work / "server.port"
+        self.process = subprocess.Popen([sys.executable, __file__, "--serve", str(port_file)])
+        for _ in range(200):
+            if port_file.is_file() and port_file.read_text():
+                break
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+
+    def stats(self, reset: bool = False) -> dict[str, Any]:
+        with urllib.request.urlopen(self.url.removesuffix("/v1") + ("/reset" if reset else "/stats")) as answer:
+            return dict(json.loads(answer.read()))
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+# ----------------------------------------------------------------------------------------------
+# The children (each measured in a fresh process).
+
+
+def _image_bytes(folder: str, config: str, wanted: set[str]) -> dict[str, bytes]:
+    """The embedded image bytes of the wanted rows, read with pyarrow batch by batch."""
+    import pyarrow.parquet as pq
+
+    found: dict[str, bytes] = {}
+    for path in sorted((Path(folder) / "data" / config).glob("*.parquet")):
+        for batch in pq.ParquetFile(path).iter_batches(columns=["example_id", "image"], batch_size=256):
+            ids = batch.column(0).to_pylist()
+            if not wanted.intersection(ids):
+                continue
+            images = batch.column(1).field("bytes")
+            for number, example_id in enumerate(ids):
+                if example_id in wanted:
+                    found[example_id] = images[number].as_py()
+    return found
+
+
+def _requests(requests_file: str, rows: int) -> list[dict[str, Any]]:
+    lines = [json.loads(line) for line in Path(requests_file).read_text().splitlines()]
+    return sorted(lines, key=lambda line: line["example_id"])[:rows]
+
+
+def _body(prompt: str, image: bytes | None, mime: str) -> dict[str, Any]:
+    import base64
+
+    content: list[dict[str, Any]] = []
+    if image is not None:
+        uri = f"data:{mime};base64," + base64.b64encode(image).decode("ascii")
+        content.append({"type": "image_url", "image_url": {"url": uri, "detail": "auto"}})
+    content.append({"type": "text", "text": prompt})
+    return {"model": "bench-vlm", "messages": [{"role": "user", "content": content}], "temperature": 0}
+
+
+def _mime(data: bytes) -> str:
+    return "image/png" if data.startswith(b"\x89PNG") else "image/jpeg"
+
+
+async def _post(reader: Any, writer: Any, host: str, path: str, body: bytes) -> bytes:
+    """One HTTP/1.1 POST on a kept-alive connection (the floor's client: asyncio streams, no library)."""
+    head = f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    writer.write(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+    await writer.drain()
+    headers = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+    length = int(headers.split("content-length:", 1)[1].split("\r\n", 1)[0])
+    return bytes(await reader.readexactly(length))
+
+
+def child_floor(folder: str, config: str, requests_file: str, rows: int, url: str, out: str) -> Usage:
+    def work() -> dict[str, Any]:
+        import asyncio
+        from urllib.parse import urlsplit
+
+        lines = _requests(requests_file, rows)
+        images = _image_bytes(folder, config, {line["example_id"] for line in lines if line["image"] is not None})
+        where = urlsplit(url)
+
+        async def ask_all() -> int:
+            queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            for line in lines:
+                queue.put_nowait(line)
+            with open(out, "a", encoding="utf-8") as answers:
+
+                async def client() -> None:  # one of CONNECTIONS kept-alive connections
+                    reader, writer = await asyncio.open_connection(where.hostname, where.port)
+                    while not queue.empty():
+                        line = queue.get_nowait()
+                        image = images.get(line["example_id"])
+                        body = json.dumps(_body(line["prompt"], image, _mime(image or b""))).encode()
+                        reply = await _post(reader, writer, where.netloc, f"{where.path}/chat/completions", body)
+                        text = json.loads(reply)["choices"][0]["message"]["content"]
+                        answers.write(json.dumps({"example_id": line["example_id"], "response": text}) + "\n")
+                        answers.flush()
+                    writer.close()
+
+                await asyncio.gather(*(client() for _ in range(CONNECTIONS)))
+            return len(lines)
+
+        return {"asked": asyncio.run(ask_all())}
+
+    return measured(work)
+
+
+def child_bare_inspect(
+    folder: str, config: str, requests_file: str, rows: int, url: str, log_dir: str, defaults: bool = False
+) -> Usage:
+    import base64
+
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import MemoryDataset, Sample
+    from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
+    from inspect_ai.solver import generate
+
+    os.environ.update({f"{SERVICE.upper()}_API_KEY": "bench", f"{SERVICE.upper()}_BASE_URL": url})
+    lines = _requests(requests_file, rows)
+    images = _image_bytes(folder, config, {line["example_id"] for line in lines})
+    samples = []
+    for line in lines:  # prepared before the timing: inspect's own cost is what is measured
+        content: list[Content] = []
+        image = images.get(line["example_id"])
+        if line["image"] is not None and image is not None:
+            content.append(ContentImage(image=f"data:{_mime(image)};base64," + base64.b64encode(image).decode()))
+        content.append(ContentText(text=line["prompt"]))
+        samples.append(Sample(id=line["example_id"], input=[ChatMessageUser(content=content)]))
+    task = Task(dataset=MemoryDataset(samples), solver=generate(), name="bare")
+
+    def work() -> dict[str, Any]:
+        (log,) = inspect_eval(
+            task,
+            model=MODEL,
+            model_args={"max_retries": 0},
+            log_dir=log_dir,
+            display="none",
+            max_connections=CONNECTIONS,
+            temperature=0.0,
+            # as groundbench eval logs (defaults: inspect's own, images in base64 and the realtime buffer)
+            **({} if defaults else {"log_images": False, "log_realtime": False}),
+        )
+        return {"asked": len(samples), "status": log.status}
+
+    return measured(work)
+
+
+def child_groundbench(folder: str, config: str, condition: str, rows: int, url: str, out: str) -> Usage:
+    os.environ.update({f"{SERVICE.upper()}_API_KEY": "bench", f"{SERVICE.upper()}_BASE_URL": url})
+
+    def work() -> dict[str, Any]:
+        started = time.time()
+        from rich.console import Console
+
+        from groundbench.evaluate.run import EvalSettings, run_eval
+
+        quiet = Console(file=open(os.devnull, "w"))  # noqa: SIM115 (the child exits right after)
+        settings = EvalSettings(
+            model=MODEL,
+            configs=[config],
+            conditions=[condition],
+            folder=Path(folder),
+            out=Path(out),
+            limit=rows,
+            max_connections=CONNECTIONS,
+            display="none",
+        )
+        result = run_eval(settings, quiet, quiet)
+        return {"asked": result.asked, "started": started}
+
+    return measured(work)
+
+
+# ----------------------------------------------------------------------------------------------
+# score: every valid (row, condition) of a config answered, against a plain floor
+
+
+def write_predictions(folder: Path, config: str, out: Path) -> int:
+    """A predictions line for every valid (row, base condition): the target's action and point (free form: an
+    answer naming every keyword, what gaming the scorer would send); the gate fields of the folder."""
+    import pyarrow.parquet as pq
+
+    from groundbench.evaluate.gate_fields import answer_gate
+    from groundbench.schemas.request_conditions import BASE_CONDITIONS, FREE_FORM, row_allows
+    from groundbench.scoring.metrics import every_keyword_answer
+
+    columns = ["example_id", "excluded", "stratum", "original_target_part_id", "conditions", "target_part_id"]
+    gaming = every_keyword_answer()
+    gates = {c: answer_gate(folder, config, c) for c in BASE_CONDITIONS}
+    lines = 0
+    with open(out, "w", encoding="utf-8") as handle:
+        for path in sorted((folder / "data" / config).glob("*.parquet")):
+            table = pq.read_table(path, columns=[*columns, "target_action", "parts"])
+            for row in table.to_pylist():
+                part = next((p for p in row["parts"] or [] if p["part_id"] == row["target_part_id"]), None) or {}
+                point = part.get("point_xy") or [1.0, 1.0]
+                answer = json.dumps({"part": part.get("category"), "action": row["target_action"], "point": point})
+                for condition in BASE_CONDITIONS:
+                    if row_allows(row, condition):
+                        response = gaming if condition == FREE_FORM else answer
+                        line = {"example_id": row["example_id"], "config": config, "condition": condition}
+                        handle.write(json.dumps({**line, "model": "bench", **gates[condition], "response": response}))
+                        handle.write("\n")
+                        lines += 1
+    return lines
+
+
+def _in_mask(part: dict[str, Any], x: float, y: float) -> bool:
+    """Whether pixel (x, y) is in the part's mask: its row-major runs over the visible box, walked."""
+    box, counts = part.get("visible_bbox_xyxy"), part.get("mask_rle")
+    if not box or counts is None:
+        return False
+    x0, y0, x1, y1 = (int(v) for v in box)
+    col, line = int(x) - x0, int(y) - y0
+    if not (0 <= col < x1 - x0 and 0 <= line < y1 - y0):
+        return False
+    index, start = line * (x1 - x0) + col, 0
+    for number, run in enumerate(counts):
+        if index < start + run:
+            return number % 2 == 1
+        start += run
+    return False
+
+
+def child_score_floor(folder: str, config: str, predictions: str, out: str) -> Usage:
+    def work() -> dict[str, Any]:
+        import pyarrow.parquet as pq
+
+        rows = {}
+        for path in sorted((Path(folder) / "data" / config).glob("*.parquet")):
+            table = pq.read_table(path, columns=["example_id", "target_action", "target_part_id", "parts"])
+            for row in table.to_pylist():
+                rows[row["example_id"]] = row
+        right = hits = total = 0
+        with open(predictions, encoding="utf-8") as handle:
+            for text in handle:
+                line = json.loads(text)
+                row = rows[line["example_id"]]
+                try:
+                    answer = json.loads(line["response"])
+                except ValueError:
+                    answer = {}
+                total += 1
+                right += answer.get("action") == row["target_action"]
+                part = next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), None)
+                point = answer.get("point")
+                hits += bool(part and point and _in_mask(part, *point))
+        figures = {"lines": total, "action_accuracy": right / total, "point_in_mask": hits / total}
+        Path(out).write_text(json.dumps(figures) + "\n")
+        return figures
+
+    return measured(work)
+
+
+def child_score(folder: str, predictions: str, out: str) -> Usage:
+    def work() -> dict[str, Any]:
+        from groundbench.cli import main
+
+        code = main(["score", predictions, "--data", folder, "--json", out])
+        return {"exit": code}
+
+    return measured(work)
+
+
+def measure_score(folder: Path, config: str, work: Path) -> dict[str, Any]:
+    """``groundbench score --json`` on a predictions file of every valid (row, condition) against the floor."""
+    work.mkdir(parents=True, exist_ok=True)
+    predictions = work / "predictions.jsonl"
+    lines = write_predictions(folder, config, predictions)
+    print(f"  score {config}: {lines} lines, {predictions.stat().st_size / 1e6:.1f} MB ...", flush=True)
+    usage, memory = run_in_child_memory(child_score_floor, str(folder), config, str(predictions), str(work / "f.json"))
+    report: dict[str, Any] = {"lines": lines, "floor": _figures(usage, memory, lines)}
+    usage, memory = run_in_child_memory(child_score, str(folder), str(predictions), str(work / "scores.json"))
+    report["groundbench"] = _figures(usage, memory, lines)
+    report["groundbench"]["json_bytes"] = (work / "scores.json").stat().st_size
+    report["ratios"] = {
+        "cpu_to_floor": round(report["groundbench"]["cpu_s"] / report["floor"]["cpu_s"], 2),
+        "wall_to_floor": round(report["groundbench"]["wall_s"] / report["floor"]["wall_s"], 2),
+    }
+    print(f"    {report['ratios']}, groundbench {report['groundbench']['cpu_s']} CPU s", flush=True)
+    return report
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _figures(usage: Usage, memory: TreeMemory, rows: int) -> dict[str, Any]:
+    return {
+        "wall_s": round(usage.wall_s, 3),
+        "cpu_s": round(usage.cpu_s, 2),
+        "peak_rss_bytes": memory.rss,  # mapped file pages included (the memory-mapped config's pages read)
+        "peak_anon_bytes": memory.pss_anon,  # what the process itself holds
+        "cpu_ms_per_row": round(usage.cpu_s / rows * 1000, 3),
+        "other_processes_cores": round(max(0.0, usage.machine_busy_s - usage.cpu_s) / usage.wall_s, 2),
+        "result": usage.result,
+    }
+
+
+def requests_file(folder: Path, config: str, condition: str, work: Path) -> Path:
+    """``groundbench requests`` of the (config, condition): the floor's prompts (made before any timing)."""
+    out = work / f"requests-{config}-{condition.replace('/', '-')}.jsonl"
+    if not out.is_file():
+        command = [sys.executable, "-m", "groundbench.cli", "requests", config, "--condition", condition]
+        subprocess.run([*command, "--data", str(folder), "--out", str(out)], check=True, capture_output=True)
+    return out
+
+
+def measure_eval(
+    folder: Path, config: str, condition: str, rows: list[int], work: Path, bare: bool = True
+) -> dict[str, Any]:
+    """Floor, bare inspect task and groundbench eval for each N of ``rows`` (capped at the valid rows)."""
+    work.mkdir(parents=True, exist_ok=True)
+    prompts = requests_file(folder, config, condition, work)
+    valid = len(prompts.read_text().splitlines())
+    server = Server(work)
+    report: dict[str, Any] = {"config": config, "condition": condition, "valid_rows": valid, "runs": {}}
+    try:
+        for wanted in rows:
+            n = min(wanted, valid)
+            run: dict[str, Any] = {}
+            print(f"  eval {config} / {condition}, {n} rows ...", flush=True)
+            server.stats(reset=True)
+            answers = work / f"floor-{n}.jsonl"
+            usage, memory = run_in_child_memory(
+                child_floor, str(folder), config, str(prompts), n, server.url, str(answers)
+            )
+            run["floor"] = _figures(usage, memory, n)
+            run["floor"]["bytes_per_row"] = round(answers.stat().st_size / n, 1)
+            answers.unlink()
+            if bare:
+                server.stats(reset=True)
+                logs = work / f"bare-{n}"
+                usage, memory = run_in_child_memory(
+                    child_bare_inspect, str(folder), config, str(prompts), n, server.url, str(logs)
+                )
+                run["bare_inspect"] = _figures(usage, memory, n)
+                run["bare_inspect"]["bytes_per_row"] = round(tree_bytes(logs) / n, 1)
+                server.stats(reset=True)
+                logs = work / f"bare-default-{n}"
+                usage, memory = run_in_child_memory(
+                    child_bare_inspect, str(folder), config, str(prompts), n, server.url, str(logs), True
+                )
+                run["bare_inspect_defaults"] = _figures(usage, memory, n)
+                run["bare_inspect_defaults"]["bytes_per_row"] = round(tree_bytes(logs) / n, 1)
+            server.stats(reset=True)
+            out = work / f"eval-{n}"
+            usage, memory = run_in_child_memory(
+                child_groundbench, str(folder), config, condition, n, server.url, str(out)
+            )
+            stats = server.stats()
+            run["groundbench"] = fig = _figures(usage, memory, n)
+            fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
+            fig["requests"] = stats["requests"]
+            fig["bytes_per_row"] = round(tree_bytes(out) / n, 1)
+            fig["log_bytes_per_row"] = round(tree_bytes(out / "logs") / n, 1)
+            fig["answer_bytes_per_row"] = round((out / "answers.jsonl").stat().st_size / n, 1)
+            answered = sum((out / name).stat().st_size for name in ("answers.jsonl", "predictions.jsonl"))
+            fig["beyond_answer_bytes_per_row"] = round((tree_bytes(out) - answered) / n, 1)  # logs, scores
+            floor = run["floor"]
+            run["ratios"] = {
+                "groundbench_cpu_to_floor": round(fig["cpu_s"] / floor["cpu_s"], 2),
+                "groundbench_wall_to_floor": round(fig["wall_s"] / floor["wall_s"], 2),
+            }
+            if bare:
+                inspect_cpu = run["bare_inspect"]["cpu_s"]
+                run["ratios"]["bare_inspect_cpu_to_floor"] = round(inspect_cpu / floor["cpu_s"], 2)
+                # GroundBench's own share per row against inspect's (target <= 0.2)
+                share = (fig["cpu_s"] - inspect_cpu) / max(inspect_cpu - floor["cpu_s"], 1e-9)
+                run["ratios"]["groundbench_share_to_inspect_share"] = round(share, 2)
+            for line in (f"{k}: {v}" for k, v in run["ratios"].items()):
+                print(f"    {line}", flush=True)
+            print(
+                f"    groundbench {fig['wall_s']:.1f} s wall, {fig['cpu_s']:.1f} CPU s, peak RSS "
+                f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), "
+                f"first request after {fig['first_request_s']} s, "
+                f"{fig['bytes_per_row']:.0f} B/row written (logs {fig['log_bytes_per_row']:.0f})",
+                flush=True,
+            )
+            report["runs"][str(n)] = run
+    finally:
+        server.close()
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--data", type=Path, help="a published GroundBench folder")
+    parser.add_argument("--config", default="bulk_umd")
+    parser.add_argument("--condition", default="part_named")
+    parser.add_argument("--rows", type=int, action="append", help="N rows to ask (repeatable; default 1000)")
+    parser.add_argument("--no-bare", action="store_true", help="leave out the bare inspect-ai task")
+    parser.add_argument("--score", action="store_true", help="measure `groundbench score` instead of eval")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return 0
+    if args.data is None:
+        parser.error("--data is required")
+    with tempfile.TemporaryDirectory(prefix="groundbench-eval-bench-") as work:
+        if args.score:
+            report = measure_score(args.data, args.config, Path(work))
+        else:
+            report = measure_eval(
+                args.data, args.config, args.condition, args.rows or [1000], Path(work), not args.no_bare
+            )
+    text = json.dumps(report, indent=2) + "\n"
+    if args.json is not None:
+        args.json.write_text(text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
