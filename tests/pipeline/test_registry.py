@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_the_registry_is_the_specs() -> None:
     assert [s.name for s in SPECS] == list(SOURCES)
     assert [c.name for f in FOLDERS for s in f.sources for c in s.configs] == [c.name for c in CONFIGS]
-    assert len(BY_NAME) == len(CONFIGS) == 12 and DEFAULT_CONFIG in BY_NAME
+    assert len(BY_NAME) == len(CONFIGS) == 15 and DEFAULT_CONFIG in BY_NAME
     assert {c.source for c in CONFIGS} <= set(SOURCES)
     assert [n for n, s in SOURCES.items() if s.derived] == ["counterfactual", "contrast"]
     assert SOURCES["counterfactual"].reads_from == "gapartnet"
@@ -62,9 +62,19 @@ def test_fetch_catalogue_card_and_schema_come_from_the_specs() -> None:
     assert (
         list(CATALOGUE)
         == fetched
-        == ["umd", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "gapartnet"]
+        == [
+            "umd",
+            "pointerbench",
+            "screenspot",
+            "screenspot_v2",
+            "screenspot_pro",
+            "osworld_g",
+            "ui_vision",
+            "gapartnet",
+        ]
     )
-    assert AUTOMATIC == ("umd", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro")  # the Makefile's FETCH
+    automatic = ("umd", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g", "ui_vision")
+    assert AUTOMATIC == automatic  # the Makefile's FETCH
     assert CATALOGUE["gapartnet"].makes == tuple(c.name for c in CONFIGS if c.source == "gapartnet")
     assert CATALOGUE["screenspot_v2"].params_key == "gui.screenspot_v2"
     with pytest.raises(GroundBenchError, match=r"unknown source 'nosuchsource' \(sources: gapartnet, "):
@@ -116,7 +126,7 @@ def test_a_disagreement_is_found_and_write_repairs_it(tmp_path: Path) -> None:
     for name in ("dvc.yaml", "params.yaml"):
         shutil.copy(REPO / name, tmp_path / name)
     text = (tmp_path / "dvc.yaml").read_text()
-    broken = text.replace(" screenspot_pro --folder gui", " --folder gui")
+    broken = text.replace(" ui_vision --folder gui", " --folder gui")
     broken = broken.replace("      - umd.min_region_pixels\n", "")
     broken = _without_stage(broken, "bake_contrast_gapartnet")
     # A stage no spec calls for (the per-config bakes of an earlier dvc.yaml): removed.
@@ -210,7 +220,7 @@ def test_a_limited_registry_loads_and_validates_only_its_folders() -> None:
         with pytest.raises(GroundBenchError) as error:
             validate(model, {**raw, "umd": {**raw["umd"], "no_such_knob": 1}}, "params.yaml")
         assert error.value.field == "umd.no_such_knob"
-    assert len(registry.CONFIGS) == 12  # the limit ends with the block
+    assert len(registry.CONFIGS) == 15  # the limit ends with the block
     with pytest.raises(GroundBenchError) as error:
         validate(registry_params_model(), {**raw, "gui": {**raw["gui"], "no_such_knob": 1}}, "params.yaml")
     assert error.value.field == "gui.no_such_knob"
