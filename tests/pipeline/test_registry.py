@@ -74,7 +74,7 @@ def test_fetch_catalogue_card_and_schema_come_from_the_specs() -> None:
         ]
     )
     automatic = ("umd", "pointerbench", "screenspot", "screenspot_v2", "screenspot_pro", "osworld_g", "ui_vision")
-    assert AUTOMATIC == automatic  # the Makefile's FETCH
+    assert automatic == AUTOMATIC  # the Makefile's FETCH
     assert CATALOGUE["gapartnet"].makes == tuple(c.name for c in CONFIGS if c.source == "gapartnet")
     assert CATALOGUE["screenspot_v2"].params_key == "gui.screenspot_v2"
     with pytest.raises(GroundBenchError, match=r"unknown source 'nosuchsource' \(sources: gapartnet, "):
