@@ -191,6 +191,32 @@ def build_record(
     if row.region_kind == "polygon":
         # The rule reads the vertices (eval_polygon); the part's box is their bounding box, for drawing only.
         extras.update(raw_bbox=[], box_format="polygon", eval_bbox=[], eval_polygon=list(row.polygon))
+    return _record(row, source, image, sha256, size, provenance, parts, flags, extras)
+
+
+def _refusal_record(
+    row: SourceRow, source: str, image: dict[str, Any], sha256: str, size: tuple[int, int], provenance: dict[str, Any]
+) -> dict[str, Any]:
+    """A row whose element is not on the screen: no candidate parts, no target; only a refusal is right."""
+    width, height = size
+    extras = dict(row.extras)
+    extras.update(frame_width=width, frame_height=height, region_kind="none", eval_bbox=[], eval_polygon=[])
+    return _record(row, source, image, sha256, size, provenance, [], [], extras)
+
+
+def _record(
+    row: SourceRow,
+    source: str,
+    image: dict[str, Any],
+    sha256: str,
+    size: tuple[int, int],
+    provenance: dict[str, Any],
+    parts: list[dict[str, Any]],
+    flags: list[str],
+    extras: dict[str, Any],
+) -> dict[str, Any]:
+    """What every GUI record shares around its parts, flags and extras (a refusal row: no parts, no target)."""
+    width, height = size
     return new_record(
         example_id=row.example_id,
         source=source,
@@ -204,45 +230,13 @@ def build_record(
         render={"kind": RENDER_KIND, "highlighted_part_id": None, "camera": None},
         object_bbox_xyxy=None,
         parts=parts,
-        target_part_id=row.target_id,
+        target_part_id=row.target_id if parts else None,
         target_action=NO_ACTION,
         conditions=list(valid_conditions(STRATUM, RENDER_KIND)),
         instruction=row.instruction,
         answer_type=row.answer_type,
         success_rule=success_rule(row),
         flags=flags,
-        provenance={**provenance, "converter": CONVERTER, "converter_version": CONVERTER_VERSION},
-        extras={"umd": None, "gui": gui_extras(**extras)},
-    )
-
-
-def _refusal_record(
-    row: SourceRow, source: str, image: dict[str, Any], sha256: str, size: tuple[int, int], provenance: dict[str, Any]
-) -> dict[str, Any]:
-    """A row whose element is not on the screen: no candidate parts, no target; only a refusal is right."""
-    width, height = size
-    extras = dict(row.extras)
-    extras.update(frame_width=width, frame_height=height, region_kind="none", eval_bbox=[], eval_polygon=[])
-    return new_record(
-        example_id=row.example_id,
-        source=source,
-        stratum=STRATUM,
-        object_id=row.object_id,
-        object_category=row.object_category,
-        image=image,
-        image_sha256=sha256,
-        width=width,
-        height=height,
-        render={"kind": RENDER_KIND, "highlighted_part_id": None, "camera": None},
-        object_bbox_xyxy=None,
-        parts=[],
-        target_part_id=None,
-        target_action=NO_ACTION,
-        conditions=list(valid_conditions(STRATUM, RENDER_KIND)),
-        instruction=row.instruction,
-        answer_type=row.answer_type,
-        success_rule=success_rule(row),
-        flags=[],
         provenance={**provenance, "converter": CONVERTER, "converter_version": CONVERTER_VERSION},
         extras={"umd": None, "gui": gui_extras(**extras)},
     )
