@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from rich.markup import escape
 from rich.table import Table
 
+from groundbench.core.latex import tex
 from groundbench.scoring.layouts import BASELINE, LAYOUTS, Cell, Layout, LayoutTable, TableRow
 
 OURS, THEIRS = "ours", "theirs"
@@ -143,26 +144,6 @@ def markdown(views_: Sequence[View], notices: Sequence[str] = ()) -> str:
         rule = ["---" if i < 2 else "---:" for i in range(len(header))]
         parts += [f"**{view.title}**", "", line(header), line(rule), *(line(b) for b in body), "", key(view), ""]
     return "\n".join(parts)
-
-
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "—": "---",
-    "·": r"$\cdot$",
-}
-
-
-def tex(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def latex(views_: Sequence[View], notices: Sequence[str] = ()) -> str:

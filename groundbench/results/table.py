@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.table import Table
 
+from groundbench.core.latex import tex
 from groundbench.results.runs import Run, notices
 from groundbench.scoring.headline import BASELINES, Headline, headlines
 
@@ -147,27 +148,6 @@ def markdown(table: ResultsTable) -> str:
     parts += [line(header), line(rule), *(line(b) for b in body)]
     parts += ["", f"{KEY}. {provenance(table)}"]
     return "\n".join(parts) + "\n"
-
-
-LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "—": "---",
-    "≥": r"$\geq$",
-    "τ": r"$\tau$",
-}
-
-
-def tex(text: str) -> str:
-    return "".join(LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
 def latex(table: ResultsTable) -> str:
