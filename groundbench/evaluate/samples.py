@@ -56,13 +56,13 @@ def load_rows(folder: Path, config: str) -> Dataset:
     from datasets import Image
 
     from groundbench.loaders import load_config
-    from groundbench.loaders.published import config_dir
+    from groundbench.loaders.published import record_config_dir
 
     memo = _LOADED.get()
     key = (str(folder), config)
     if memo is not None and key in memo:
         return memo[key]
-    config_dir(folder, config)  # an unknown config: the error listing the folder's configs
+    record_config_dir(folder, config)  # an unknown config (or baselines): the error listing the configs of rows
     dataset = load_config(config, folder).cast_column("image", Image(decode=False))
     if memo is not None:
         memo[key] = dataset

@@ -13,6 +13,9 @@ from groundbench.core.sample_marker import MARKER, unused_reason
 from tests.conftest import REPO, digests
 
 
+GUI_SOURCES = list(yaml.safe_load((REPO / "params.yaml").read_text())["sources"]["gui"])  # every GUI source
+
+
 def _project(root: Path, sources: dict) -> Path:
     root.mkdir(parents=True)
     params = yaml.safe_load((REPO / "params.yaml").read_text())
@@ -23,7 +26,7 @@ def _project(root: Path, sources: dict) -> Path:
 
 def _real(tmp_path: Path) -> dict:
     folder = str(tmp_path / "real")  # never read by a sample stage: need not exist
-    gui = {name: folder for name in ("pointerbench", "screenspot", "screenspot_v2", "screenspot_pro")}
+    gui = dict.fromkeys(GUI_SOURCES, folder)
     return {"umd": folder, "gui": gui, "gapartnet": {"assets": folder, "renders": None}}
 
 
@@ -37,7 +40,7 @@ def test_real_sources_write_only_the_marker(tmp_path: Path) -> None:
     for command in (["sample", "umd"], ["generate-gui", "--quiet"], ["sample", "gapartnet"]):
         assert main(["--root", str(root), *command]) == 0
     assert sorted(p.name for p in sample.iterdir()) == ["gapartnet", "gui", "umd"]
-    gui_parts = ["pointerbench", "screenspot", "screenspot_v2", "screenspot_pro"]
+    gui_parts = GUI_SOURCES
     for source in ("umd", "gui", "gapartnet"):
         # Each GUI source's convert stage depends on its own sample folder: a marker there too.
         parts = gui_parts if source == "gui" else []

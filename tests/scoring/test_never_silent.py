@@ -236,8 +236,11 @@ def _with_image(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_our_own_request_and_eval_lines_carry_only_known_keys(folder: Path, tmp_path: Path) -> None:
+    from datasets import Dataset
+
     from groundbench.evaluate.predictions import prediction_line
     from groundbench.evaluate.samples import to_sample
+    from groundbench.evaluate.sent_images import RowImages
     from groundbench.evaluate.task import gate_fields
     from groundbench.loaders.published import read_config
     from groundbench.scoring.profiles import parse_profile
@@ -257,8 +260,11 @@ def test_our_own_request_and_eval_lines_carry_only_known_keys(folder: Path, tmp_
                 seen |= set(json.loads(text)) | {"model", "response"}  # what a harness adds to a request line
             chosen = None if profile is None else parse_profile(profile)
             row = _with_image(read_config(folder, config).to_pylist()[0])
+            table = Dataset.from_dict({"image": [row["image"]], "image_sha256": [row["image_sha256"]]})
+            size = chosen.sent_size if chosen is not None and chosen.style.resized else None
             for max_side in (None, 64):  # 64: the image is resized, so the lines record the resize
-                sample = to_sample(row, config, condition, gate_fields(folder, config), max_side, chosen)
+                images = RowImages(config, table, table, max_side, size)  # where eval reads the image when sent
+                sample = to_sample(row, config, condition, gate_fields(folder, config), images, 0, chosen)
                 assert sample.metadata is not None
                 for response in ('{"point": [1, 2]}', "no JSON at all"):
                     seen |= set(prediction_line(sample.metadata, "m", response))
