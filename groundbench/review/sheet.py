@@ -7,6 +7,8 @@ cuts long captions to one line each; with ``wrap`` (the card's teaser) they wrap
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +73,33 @@ def _fit(text: str, width: int, size: int) -> str:
     return "…" + text
 
 
+NOTDEF_PROBE = "\U0010fffd"  # a private-use code point no font maps: Pillow draws the .notdef box for it
+UNDRAWABLE = "[?]"  # a run of characters the caption font has no glyph for ("…" means a cut caption)
+
+
+@functools.lru_cache(maxsize=4096)
+def _has_glyph(char: str) -> bool:
+    face = caption_font()
+    probe, mask = face.getmask(NOTDEF_PROBE), face.getmask(char)
+    return char.isspace() or (mask.size, bytes(mask)) != (probe.size, bytes(probe))
+
+
+def drawable(text: str) -> str:
+    """``text`` with each run of characters the pinned DejaVu face lacks (a Chinese instruction: ScreenSpot-Pro's
+    ``instruction_cn``) replaced by ``[?]``, so a caption never shows a row of .notdef boxes."""
+    return re.sub(r"(?:[^\x00-\x7f])+", lambda m: _runs(m.group(0)), text)
+
+
+def _runs(text: str) -> str:
+    out: list[str] = []
+    for char in text:
+        if _has_glyph(char):
+            out.append(char)
+        elif not out or not "".join(out).endswith(UNDRAWABLE):
+            out.append(UNDRAWABLE)
+    return "".join(out)
+
+
 def caption(record: dict[str, Any]) -> list[str]:
     facets = facets_of(record)
     target = f"{facets.action} · {facets.part_class} · {facets.box_quality}"
@@ -79,7 +108,7 @@ def caption(record: dict[str, Any]) -> list[str]:
     if facets.reask:
         target = f"re-ask {record.get('original_action')}→{facets.action} · {facets.part_class}"
     third = ", ".join(facets.tags) if facets.tags else str(record.get("instruction") or facets.stratum)
-    return [str(record.get("example_id")), target, third]
+    return [drawable(text) for text in (str(record.get("example_id")), target, third)]
 
 
 def wrap(text: str, width: int, size: int = FONT_SIZE) -> list[str]:

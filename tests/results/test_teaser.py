@@ -12,7 +12,7 @@ from PIL import ImageFont
 from groundbench.core.fonts import font_path
 from groundbench.core.registry import BY_NAME
 from groundbench.loaders.published import published_configs
-from groundbench.review.sheet import caption, caption_font, caption_lines, wrap
+from groundbench.review.sheet import caption, caption_font, caption_lines, drawable, wrap
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.stages.hffolder import TEASER, teaser_png, teaser_rows
 
@@ -24,6 +24,15 @@ def missing_glyphs(font: ImageFont.FreeTypeFont, text: str) -> set[str]:
     notdef = font.getmask(NOTDEF_PROBE)
     box = (notdef.size, bytes(notdef))
     return {c for c in set(text) if not c.isspace() and (font.getmask(c).size, bytes(font.getmask(c))) == box}
+
+
+def test_a_caption_in_a_script_the_font_lacks_draws_no_notdef_box() -> None:
+    """ScreenSpot-Pro's Chinese instructions (gui_screenspot_pro_cn): DejaVu has no CJK glyphs, so each run of
+    them is drawn as one "[?]"; what the face has (accents, arrows) stays as written."""
+    text = drawable("请点击：Click the cell → K15, é")
+    assert text == "[?]Click the cell → K15, é"
+    assert missing_glyphs(caption_font(), text) == set()
+    assert missing_glyphs(caption_font(), "请点击") == {"请", "点", "击"}  # the check itself sees them
 
 
 def test_the_glyph_check_catches_pillows_builtin_font() -> None:
@@ -44,7 +53,7 @@ def test_teaser_tiles_are_distinct_whole_and_every_glyph_exists() -> None:
     assert len(rows) == len(configs)  # one tile per config: the sample's configs all have an unshown image
     assert len({r["image_sha256"] for r in rows}) == len(rows)  # no picture twice
     screenspot = [r for r in rows if r["example_id"].startswith("gui_screenspot")]
-    assert len(screenspot) == 3
+    assert len(screenspot) == sum(c.name.startswith("gui_screenspot") for c in configs) == 4  # v1, v2, pro, pro_cn
 
     cmap = TTFont(str(font_path("sans")))["cmap"].getBestCmap()
     face = caption_font()
