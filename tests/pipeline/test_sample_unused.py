@@ -12,7 +12,6 @@ from groundbench.core.params import Params, validate
 from groundbench.core.sample_marker import MARKER, unused_reason
 from tests.conftest import REPO, digests
 
-
 GUI_SOURCES = list(yaml.safe_load((REPO / "params.yaml").read_text())["sources"]["gui"])  # every GUI source
 
 
