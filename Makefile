@@ -49,7 +49,7 @@ fetch: $(STAMP)
 # tests are made once per run, whichever worker needs them first (tests/support/builds.py).
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25
 
 # While developing: lint, then everything but the tests marked `slow`.
 test-fast: $(STAMP) lint
