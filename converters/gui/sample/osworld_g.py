@@ -7,7 +7,9 @@
 
 Every region kind the release has is present: ``bbox`` [x, y, w, h], ``polygon`` (four vertices, and the
 two-vertex four-value kind some published polygons are) and ``refusal`` rows, whose instruction names an
-element the generated screenshot does not show. One row is in two capability groups, one in none.
+element the generated screenshot does not show (``box_coordinates`` ``[0, 0, 0, 0]``, as a third party describes
+the release's refusal rows: the UI-TARS OSWorld-G script of a downstream evaluation suite; the rule never reads
+them). One row is in two capability groups, one in none.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def write_files(root: Path, rows: dict[str, list[dict[str, Any]]], source_folder
                         "image_size": row["image_size"],
                         "instruction": ABSENT[number],
                         "box_type": "refusal",
-                        "box_coordinates": [],
+                        "box_coordinates": [0, 0, 0, 0],  # what the release's refusal rows carry
                         "GUI_types": [],
                     }
                 )
