@@ -143,6 +143,12 @@ SPEC = Folder(
                     "suite",
                     "one OSWorld-G desktop screenshot + instruction + box, polygon or no target (refusal)",
                 ),
+                ConfigInfo(
+                    "gui_osworld_g_refined",
+                    "osworld_g",
+                    "suite",
+                    "one OSWorld-G row asked with its refined instruction (OSWorld-G_refined.json): same targets",
+                ),
             ),
             sources_key="gui.osworld_g",
             sample="gui",

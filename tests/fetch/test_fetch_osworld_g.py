@@ -45,7 +45,8 @@ def test_fetch_takes_the_benchmark_folder_and_converts_every_row(root: Path) -> 
         str(p.relative_to(tree_dir(root, "osworld_g"))) for p in tree_dir(root, "osworld_g").rglob("*.*")
     ) == sorted(files)
     assert run_cli(root, "sources", "real") == 0
-    assert run_convert(root, load_params(root), "osworld_g", progress=False) == {"gui_osworld_g": len(RELEASE)}
+    converted = run_convert(root, load_params(root), "osworld_g", progress=False)
+    assert converted == {"gui_osworld_g": len(RELEASE), "gui_osworld_g_refined": len(RELEASE)}
 
 
 def test_the_pinned_commit_holds_the_benchmark_file_to_the_catalogue_sha256(
