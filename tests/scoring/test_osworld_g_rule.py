@@ -238,3 +238,16 @@ def test_the_baselines_config_carries_refusing_and_never_refusing_beside_the_cen
     }
     plain = condition_baselines("gui_osworld_g", "suite", "gui", [BOX, centred])
     assert [b["baseline"] for b in plain] == ["center_click"]  # no refusal rows: nothing to refuse
+
+
+def test_the_layout_prints_osworld_g_and_its_refined_instructions_as_two_tables() -> None:
+    rows = [BOX, REFUSAL]
+    original = _scored(rows, [point(125, 210), point(-1, -1)])  # both right
+    refined = [
+        Scored("m", "gui_osworld_g_refined", "gui", r, Answer(status=FIELDS, record=a))
+        for r, a in zip(rows, [point(0, 0), point(-1, -1)], strict=True)  # the box row missed
+    ]
+    tables = layout_tables(LAYOUTS["osworld-g"], original + refined, resamples=20)
+    assert [t.configs for t in tables] == [("gui_osworld_g",), ("gui_osworld_g_refined",)]
+    overall = [t.models["m"][0].cells["Overall"].value for t in tables]
+    assert overall == [100.0, 50.0]  # percent, as the paper prints it
