@@ -295,6 +295,8 @@ def fetch(root: Path, name: str, opts: FetchOptions, echo: Callable[[str], None]
         and opts.revision is None
         and opts.from_path is None
         and _intact(root, recorded)
+        and recorded is not None
+        and recorded.get("kind") == s.kind  # a tree fetched from where the source used to live is fetched again
     ):
         assert recorded is not None
         return FetchResult(name, recorded, "up to date")

@@ -6,6 +6,7 @@ and the fetched tree converts to every row, refusal rows included."""
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -99,3 +100,18 @@ def test_a_branch_name_is_refused_and_a_listed_name_may_not_climb_out(root: Path
         asked = [path for method, path, _ in server.requests if method == "GET"]
     assert not any("evil" in path for path in asked)
     assert read_record(root, "osworld_g") is None
+
+
+def test_a_tree_fetched_from_the_hub_copy_is_fetched_again_from_github(root: Path) -> None:
+    files = benchmark_files()
+    with FileServer(raw_host_files(REPO_ID, COMMIT, files)) as server:
+        assert run_cli(root, "fetch", "osworld_g", "--url", server.url, "--revision", COMMIT, "--quiet") == 0
+    record = read_record(root, "osworld_g")
+    assert record is not None
+    record_path = root / "data" / "sources" / "osworld_g" / "provenance.json"
+    record_path.write_text(json.dumps(record | {"kind": "hub", "repo": "MMInstruction/OSWorld-G"}), encoding="utf-8")
+    with FileServer(raw_host_files(REPO_ID, OSWORLD_G_COMMIT, files)) as server:
+        code = run_cli(root, "fetch", "osworld_g", "--url", server.url, "--quiet")
+        asked = [path for method, path, _ in server.requests if method == "GET"]
+    # not "up to date": the release is asked at the catalogue's commit (whose pin refuses the stand-in's bytes)
+    assert code != 0 and asked == [f"/{REPO_ID}/{OSWORLD_G_COMMIT}/benchmark/OSWorld-G.json"]
