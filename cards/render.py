@@ -356,9 +356,10 @@ def baselines_section(rows: Sequence[Mapping[str, Any]] | None) -> str:
         if "center_click" in b:
             c = b["center_click"]
             dashes = " — |" * 10
-            lines.append(
-                f"| `{config}` | {stratum} | {condition} | {c['n']} |{dashes} center click {_number(c['value'])} |"
-            )
+            cell = f"center click {_number(c['value'])}"
+            if "always_refuse" in b:  # rows without a target: what refusing everywhere scores beside it
+                cell += f"; always refuse {_number(b['always_refuse']['value'])}"
+            lines.append(f"| `{config}` | {stratum} | {condition} | {c['n']} |{dashes} {cell} |")
             continue
         bound = b["text_only_blind_bound"]
         keys = ", ".join(bound["supplied_keys"]) or "(none)"

@@ -49,7 +49,9 @@ BASELINE_DOC = {
     "stratum": "Its stratum.",
     "condition": "The condition the baseline applies to.",
     "baseline": "majority_action, text_only_blind_bound (never below the majority), text_only_blind_estimate_loo "
-    "(held-out estimate, not a bound), localization_tau, image/object_center_hit_rate_at_tau or center_click.",
+    "(held-out estimate, not a bound), localization_tau, image/object_center_hit_rate_at_tau or center_click; on GUI "
+    "configs with rows without a target also center_click_target_rows, always_refuse, always_refuse_refusal_rows "
+    "and never_refuse_refusal_rows.",
     "value": "The baseline's value; null where undefined (no rows, or no object box).",
     "n": "Rows the value is computed over.",
     "leakage": "text_only_blind_bound only: the condition supplies the target part's category and it determines the "

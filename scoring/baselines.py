@@ -69,9 +69,10 @@ import pyarrow as pa
 
 from groundbench.schemas.features import FEATURES
 from groundbench.schemas.request_conditions import GUI, conditions_of, row_allows, supplied_keys, supplies_identity
-from groundbench.schemas.rows import target_part
+from groundbench.schemas.rows import target_absent, target_part
 from groundbench.schemas.vocab import NO_ACTION
-from groundbench.scoring.gui_rules import centre_click_hit
+from groundbench.scoring import osworld_g
+from groundbench.scoring.gui_rules import centre_click_hit, judge
 from groundbench.scoring.localization import (
     best_constant_at_tau,
     best_constant_in_region,
@@ -303,7 +304,8 @@ def condition_baselines(
     computes :func:`localization_constants` (``config_baselines`` passes one that remembers its results)."""
     if condition == GUI:
         hits = sum(center_click_hit(r) for r in rows)
-        return [_entry(config, stratum, condition, "center_click", rate(hits, len(rows)), len(rows))]
+        entries = [_entry(config, stratum, condition, "center_click", rate(hits, len(rows)), len(rows))]
+        return entries + refusal_baselines(config, stratum, condition, rows)
     action, count, n = majority(r["target_action"] for r in rows)
     keys = supplied_keys(condition)
     correct, _ = blind_bound(rows, keys)
@@ -371,6 +373,30 @@ def condition_baselines(
         mean = sum(distances) / len(distances) if distances else None
         entries.append(_entry(config, stratum, condition, f"{name}_mean_distance", mean, len(distances)))
     return entries
+
+
+def refusal_baselines(config: str, stratum: str, condition: str, rows: Sequence[Row]) -> list[dict]:
+    """Rows without a target (OSWorld-G's refusal rows), each answer scored by the row's own rule: the centre click
+    over the rows with a target (``center_click_target_rows``), answering "no target" everywhere
+    (``always_refuse``, over every row; ``always_refuse_refusal_rows``) and never refusing on the refusal rows
+    (``never_refuse_refusal_rows``: the centre click there). None when every row has a target."""
+    refusals = [r for r in rows if target_absent(r)]
+    if not refusals:
+        return []
+    targets = [r for r in rows if not target_absent(r)]
+    refuses = [judge(osworld_g.refusal_answer(r), r).success for r in rows]
+    on_refusals = sum(judge(osworld_g.refusal_answer(r), r).success for r in refusals)
+    centre_targets = sum(center_click_hit(r) for r in targets)
+    centre_refusals = sum(center_click_hit(r) for r in refusals)
+    values = (
+        ("center_click_target_rows", centre_targets, len(targets)),
+        ("always_refuse", sum(refuses), len(rows)),
+        ("always_refuse_refusal_rows", on_refusals, len(refusals)),
+        ("never_refuse_refusal_rows", centre_refusals, len(refusals)),
+    )
+    return [
+        _entry(config, stratum, condition, name, rate(hits, n), n, detail=f"{hits}/{n}") for name, hits, n in values
+    ]
 
 
 def localization_constants(rows: Sequence[Row], tau: float | None) -> dict[str, int]:

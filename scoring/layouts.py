@@ -396,6 +396,7 @@ CAPABILITY_COLUMNS = (
     "Refusal",
 )
 OSWORLD_G_CONFIG = "gui_osworld_g"
+OSWORLD_G_REFINED_CONFIG = "gui_osworld_g_refined"  # the same rows asked with the refined instructions
 
 
 def _in_group(group: str) -> Select:
@@ -505,7 +506,7 @@ LAYOUTS: dict[str, Layout] = {
     "osworld-g": Layout(
         name="osworld-g",
         title="OSWorld-G (by capability; the same by box_type)",
-        configs=(OSWORLD_G_CONFIG,),
+        configs=(OSWORLD_G_CONFIG, OSWORLD_G_REFINED_CONFIG),  # one table each (OSWorld-G, OSWorld-G-refined)
         columns=(*CAPABILITY_COLUMNS, "Overall"),
         decimals=1,
         rows=_osworld_g_rows,

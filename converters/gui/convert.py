@@ -530,9 +530,14 @@ def osworld_g_annotation(root: Path) -> Path:
     )
 
 
-def osworld_g_rows(root: Path) -> list[SourceRow]:
-    """Every record of the OSWorld-G benchmark file, refusal rows included, with their capability groups."""
+def osworld_g_rows(root: Path, refined: bool = False) -> list[SourceRow]:
+    """Every record of the OSWorld-G benchmark file (``refined``: of ``OSWorld-G_refined.json`` beside it, as
+    gui_osworld_g_refined), refusal rows included, with their capability groups."""
     path = osworld_g_annotation(root)
+    config = osworld_g.CONFIG
+    if refined:
+        path = inside_root(root, path.parent / osworld_g.REFINED_ANNOTATION, osworld_g.REFINED_ANNOTATION)
+        config = osworld_g.REFINED_CONFIG
     annotation = relative_to(root, path)
     classification = path.parent / osworld_g.CLASSIFICATION
     groups: dict[str, list[str]] = {}
@@ -543,7 +548,19 @@ def osworld_g_rows(root: Path) -> list[SourceRow]:
         except (OSError, UnicodeDecodeError) as exc:
             raise GroundBenchError(rel, "file", f"expected a readable UTF-8 file ({exc})") from exc
         groups = osworld_g.read_classification(_loads(content, rel, "file", "a JSON object"), rel)
-    return [osworld_g.parse(record, annotation, index, groups) for index, record in read_annotation(path, root)]
+    return [osworld_g.parse(record, annotation, index, groups, config) for index, record in read_annotation(path, root)]
+
+
+def osworld_g_configs(root: Path) -> tuple[dict[str, list[SourceRow]], dict[str, str]]:
+    """gui_osworld_g, and gui_osworld_g_refined when ``OSWorld-G_refined.json`` sits beside the benchmark file
+    (else that config is absent, with the reason)."""
+    rows = {osworld_g.CONFIG: osworld_g_rows(root)}
+    annotation = osworld_g_annotation(root)
+    if not (annotation.parent / osworld_g.REFINED_ANNOTATION).is_file():
+        beside = relative_to(root, annotation)
+        reason = f"no {osworld_g.REFINED_ANNOTATION} beside {beside} in the configured OSWorld-G source"
+        return rows, {osworld_g.REFINED_CONFIG: reason}
+    return rows | {osworld_g.REFINED_CONFIG: osworld_g_rows(root, refined=True)}, {}
 
 
 def _osworld_g_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
@@ -555,9 +572,10 @@ def _osworld_g_paths(root: Path) -> Callable[[SourceRow], list[Path]]:
 
 
 def osworld_g_source(root: Path, knobs: GuiParams) -> GuiSource:
-    """``<root>[/benchmark]/OSWorld-G.json`` (+ ``classification_result.json``, ``images/``) -> gui_osworld_g."""
-    rows = osworld_g_rows(root)
-    return GuiSource(root, "osworld_g", {osworld_g.CONFIG: rows}, {}, _osworld_g_paths(root), knobs)
+    """``<root>[/benchmark]/OSWorld-G.json`` (+ ``classification_result.json``, ``images/``) -> gui_osworld_g;
+    ``OSWorld-G_refined.json`` beside it -> gui_osworld_g_refined."""
+    rows, absent = osworld_g_configs(root)
+    return GuiSource(root, "osworld_g", rows, absent, _osworld_g_paths(root), knobs)
 
 
 UI_VISION_FOLDERS = ("", "annotations", "uivision_annotations")  # where element_grounding/ may sit
@@ -640,7 +658,7 @@ def list_items(root: Path, source: str, max_image_pixels: int) -> dict[str, list
         rows, _ = pointerbench_rows(root)
         paths = _pointerbench_paths(root)
     elif source == "osworld_g":
-        rows = {osworld_g.CONFIG: osworld_g_rows(root)}
+        rows = osworld_g_configs(root)[0]
         paths = _osworld_g_paths(root)
     elif source == "ui_vision":
         rows = {ui_vision.CONFIG: ui_vision_rows(root)[0]}

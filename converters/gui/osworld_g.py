@@ -12,6 +12,9 @@ e.g. ``evaluation/holo_osworld_g.py`` of the Onifin/Holo3.1-OSWorld-G fork of xl
 
 ``classification_result.json`` = ``{"classified": {group: [{"id": ...}, ...]}}`` names the capability
 groups per record id (a record may be in several; in none it is "unclassified" in the official tally).
+
+``OSWorld-G_refined.json`` beside it holds the same records with reworded instructions (OSWorld-G-refined, which
+papers report beside OSWorld-G): config ``gui_osworld_g_refined``, read by the same parser, same rule and groups.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from groundbench.schemas.rows import REFUSAL_RULE
 
 CONFIG = "gui_osworld_g"
 ANNOTATION = "OSWorld-G.json"  # the benchmark file the release's evaluators read
+REFINED_CONFIG = "gui_osworld_g_refined"
+REFINED_ANNOTATION = "OSWorld-G_refined.json"  # the same records, instructions reworded (OSWorld-G-refined)
 CLASSIFICATION = "classification_result.json"
 BOX_TYPES = {"bbox": "box", "polygon": "polygon", "refusal": "none"}  # box_type -> extras.gui.region_kind
 RULES = {"bbox": "point_in_box", "polygon": "point_in_polygon", "refusal": REFUSAL_RULE}
@@ -81,8 +86,10 @@ def read_classification(data: Any, rel: str) -> dict[str, list[str]]:
     return groups
 
 
-def parse(record: Any, annotation: str, index: int, capabilities: dict[str, list[str]]) -> SourceRow:
-    """One OSWorld-G record; ``index`` is its 0-based position in the annotation file."""
+def parse(
+    record: Any, annotation: str, index: int, capabilities: dict[str, list[str]], config: str = CONFIG
+) -> SourceRow:
+    """One OSWorld-G record of ``config``; ``index`` is its 0-based position in the annotation file."""
     where = f"{annotation}: row {index}"
     if not isinstance(record, dict):
         raise GroundBenchError(where, "record", f"expected a JSON object, got {type(record).__name__}")
@@ -103,8 +110,8 @@ def parse(record: Any, annotation: str, index: int, capabilities: dict[str, list
         raw = polygon_bounds(coordinates, where)
     gui_types = _gui_types(record, where)
     return SourceRow(
-        config=CONFIG,
-        example_id=f"{CONFIG}/{row_id}",
+        config=config,
+        example_id=f"{config}/{row_id}",
         annotation=annotation,
         where=where,
         image_name=image_name,

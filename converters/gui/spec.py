@@ -2,10 +2,14 @@
 that writes the embedded sample of all of them (read by every stage: strings only)."""
 
 from groundbench.converters.gui.params import GuiParams, GuiSampleParams, GuiSources
-from groundbench.core.spec import HUB, Card, ConfigInfo, Fetch, Folder, Sample, SourceSpec
+from groundbench.core.spec import GITHUB, HUB, Card, ConfigInfo, Fetch, Folder, Sample, SourceSpec
 
 CONVERT = "groundbench.converters.gui.convert:source"
 PARAMS = ("gui.max_image_pixels",)
+# OSWorld-G is read at the commit other harnesses pin (trycua/cua libs/cua-bench/tasks/osworld_g/main.py, allenai's
+# olmo-eval task); the benchmark file's sha256 at that commit is the one trycua/cua pins (not recomputed here).
+OSWORLD_G_COMMIT = "daa6bd8e0e629f0917ad2984df930bf0bd967540"
+OSWORLD_G_JSON_SHA256 = "8d8f210461a16702b99410658b605708f963b70aa5fc03fca897b4bafd9e3962"
 
 SPEC = Folder(
     sources=(
@@ -139,35 +143,42 @@ SPEC = Folder(
                     "suite",
                     "one OSWorld-G desktop screenshot + instruction + box, polygon or no target (refusal)",
                 ),
+                ConfigInfo(
+                    "gui_osworld_g_refined",
+                    "osworld_g",
+                    "suite",
+                    "one OSWorld-G row asked with its refined instruction (OSWorld-G_refined.json): same targets",
+                ),
             ),
             sources_key="gui.osworld_g",
             sample="gui",
             card=Card(
                 "OSWorld-G (Jedi release)",
-                "not verified here: see the MMInstruction/OSWorld-G dataset card and the xlang-ai/OSWorld-G repository",
+                "Apache-2.0 (third-party statement: trycua/cua's adapter; the repository's licence file was not "
+                "opened here)",
                 ("xie2025jedi",),
-                "MMInstruction/OSWorld-G",
             ),
             fetch=Fetch(
                 title="OSWorld-G",
-                kind=HUB,
-                origin="MMInstruction/OSWorld-G",
-                licence="not verified offline: read the MMInstruction/OSWorld-G dataset card before use",
-                terms="as the dataset card states; cite Xie et al. 2025 (Jedi / OSWorld-G)",
-                size="564 instructions on desktop screenshots (size not known offline)",
+                kind=GITHUB,
+                origin="xlang-ai/OSWorld-G",
+                licence="Apache-2.0 as a third party states it (not read here): read the xlang-ai/OSWorld-G "
+                "repository's LICENSE before use",
+                terms="as the repository's licence states; cite Xie et al. 2025 (Jedi / OSWorld-G)",
+                size="564 instructions on 264 desktop screenshots, about 130 MB (third-party counts)",
                 allow=(
-                    "OSWorld-G*.json",
-                    "classification_result.json",
-                    "images/*",
-                    "benchmark/OSWorld-G*.json",
+                    "benchmark/OSWorld-G.json",
+                    "benchmark/OSWorld-G_refined.json",
                     "benchmark/classification_result.json",
-                    "benchmark/images/*",
                 ),
-                ignore=("*.DS_Store",),
+                revision=OSWORLD_G_COMMIT,
+                pins=(("benchmark/OSWorld-G.json", OSWORLD_G_JSON_SHA256),),
+                listing="groundbench.converters.gui.fetched:osworld_g_images",
                 notes=(
-                    "the layout (OSWorld-G.json, classification_result.json, images/) is the code repository's "
-                    "benchmark/ folder as its evaluators read it; the Hub files were not reachable when this was "
-                    "written, so no checksum is pinned beyond the Hub's own",
+                    "the release is the code repository's benchmark/ folder (OSWorld-G.json, the refined "
+                    "instructions OSWorld-G_refined.json, classification_result.json and the screenshots it names "
+                    "under images/), taken file by file at the pinned commit; the Hub copy MMInstruction/OSWorld-G "
+                    "is another cut (no refusal rows, polygons replaced by boxes) and is not used",
                 ),
             ),
             params=PARAMS,

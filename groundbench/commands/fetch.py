@@ -12,8 +12,9 @@ from groundbench.stages.options import root as _root
 NAME = "fetch"
 HELP = """Download real sources from their official locations into data/sources/<source>/tree (licence and terms
 printed first), check sizes, checksums and layout, write data/sources/<source>/provenance.json and `dvc add` the
-tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro, osworld_g, ui_vision
-(Hugging Face, pinned to a commit), gapartnet (request form: --from your download)."""
+tree. Sources: umd (HTTP archive), pointerbench, screenspot, screenspot_v2, screenspot_pro, ui_vision (Hugging
+Face, pinned to a commit), osworld_g (GitHub files at a pinned commit), gapartnet (request form: --from your
+download)."""
 PARENTS = (QUIET,)
 
 
@@ -27,10 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=", ".join(FETCHES),  # the registry's fetchable sources
     )
     parser.add_argument("--from", dest="from_path", metavar="ARCHIVE_OR_FOLDER", help="gapartnet: your download")
-    parser.add_argument("--url", help="umd: a mirror of the official archive")
+    parser.add_argument(
+        "--url", help="umd: a mirror of the official archive; osworld_g: a mirror of raw.githubusercontent.com"
+    )
     parser.add_argument("--sha256", help="the archive's expected sha256 (default: the documented or recorded one)")
     parser.add_argument(
-        "--revision", help="Hub sources: branch, tag or commit (default: the recorded commit, else main)"
+        "--revision",
+        help="Hub sources: branch, tag or commit (default: the recorded commit, else main); osworld_g: a commit "
+        "(default: the recorded one, else the catalogue's)",
     )
     parser.add_argument("--refresh", action="store_true", help="download again and compare with the recorded bytes")
     parser.add_argument("--update", action="store_true", help="accept new upstream bytes or a new revision")

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 HTTP = "http"  # one archive over HTTP(S), unpacked
 HUB = "hub"  # a Hugging Face dataset repository, pinned to a commit
 MANUAL = "manual"  # the user downloads it (request form); `--from` checks and unpacks it
+GITHUB = "github"  # files of a GitHub repository at a pinned commit (raw.githubusercontent.com), each one checked
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,8 @@ class Fetch:
     """Where the real source lives and under which terms (``groundbench fetch NAME``)."""
 
     title: str
-    kind: str  # HTTP, HUB or MANUAL
-    origin: str  # URL (http), repo id (hub) or request page (manual)
+    kind: str  # HTTP, HUB, GITHUB or MANUAL
+    origin: str  # URL (http), repo id (hub), owner/name (github) or request page (manual)
     licence: str
     terms: str  # what a user agrees to by downloading; printed before every download
     size: str  # expected download size, as documented
@@ -59,6 +60,7 @@ class Fetch:
     archive_bytes: int | None = None
     archive_sha256: str | None = None
     # hub: files to take (fnmatch on repo paths) and files to skip; archives to unpack in place
+    # (github: ``allow`` lists the exact repo paths to take)
     allow: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unzip: tuple[str, ...] = ()
@@ -74,6 +76,11 @@ class Fetch:
     requires: tuple[str, ...] = ()  # hook folders without which the tree builds nothing (then every entry is null)
     incomplete: str = ""  # why such a tree builds nothing and what to do (the configs' absent reason)
     automatic: bool = True  # fetched by `make fetch` (the Makefile's FETCH)
+    # github: the commit the release is read at; (repo path, sha256) known for that commit; "module:function"
+    # naming the further repo paths to take, given the folder the ``allow`` files were downloaded to
+    revision: str = ""
+    pins: tuple[tuple[str, str], ...] = ()
+    listing: str = ""
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from groundbench.core import registry
-from groundbench.core.spec import HTTP, HUB, MANUAL, Fetch
+from groundbench.core.spec import GITHUB, HTTP, HUB, MANUAL, Fetch
 
-__all__ = ["AUTOMATIC", "HTTP", "HUB", "MANUAL", "SOURCES", "SourceSpec", "spec"]
+__all__ = ["AUTOMATIC", "GITHUB", "HTTP", "HUB", "MANUAL", "SOURCES", "SourceSpec", "spec"]
 
 
 @dataclass(frozen=True)

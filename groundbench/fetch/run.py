@@ -17,7 +17,7 @@ from typing import Any
 from groundbench.core.atomic import atomic_dir, remove_stale_temporaries
 from groundbench.errors import GroundBenchError
 from groundbench.fetch import http, unpack
-from groundbench.fetch.catalog import HTTP, HUB, MANUAL, SourceSpec, spec
+from groundbench.fetch.catalog import GITHUB, HTTP, HUB, MANUAL, SourceSpec, spec
 from groundbench.fetch.provenance import read_record, source_dir, tree_digest, tree_dir, write_record
 
 DOWNLOADS = ".download"  # partial downloads and Hub staging, resumed by the next run
@@ -26,9 +26,9 @@ DOWNLOADS = ".download"  # partial downloads and Hub staging, resumed by the nex
 @dataclass(frozen=True)
 class FetchOptions:
     from_path: Path | None = None  # GAPartNet: the user's download (archive or folder)
-    url: str | None = None  # HTTP sources: a mirror of the official archive
+    url: str | None = None  # HTTP sources: a mirror of the official archive; GitHub sources: of the raw host
     sha256: str | None = None  # HTTP / --from: the archive's expected sha256
-    revision: str | None = None  # Hub sources: branch, tag or commit (default: the recorded one, else main)
+    revision: str | None = None  # Hub: branch, tag or commit (default: recorded, else main); GitHub: a commit
     refresh: bool = False  # download again even when the tree is intact, and compare with the record
     update: bool = False  # accept new upstream bytes / a new revision instead of refusing them
     progress: bool = True
@@ -175,6 +175,42 @@ def _fetch_hub(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts:
     return FetchResult(s.name, record, "fetched")
 
 
+def _fetch_github(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts: FetchOptions) -> FetchResult:
+    from groundbench.fetch import github
+
+    recorded = recorded if recorded and recorded.get("kind") == GITHUB else None  # e.g. an earlier Hub copy
+    pinned = recorded["revision"] if recorded and not opts.update else None
+    commit = github.commit_of(opts.revision or pinned or s.revision)
+    same = recorded is not None and recorded["revision"] == commit and not opts.update
+    base = (opts.url or github.RAW).rstrip("/")
+    staging = source_dir(root, s.name) / DOWNLOADS
+    try:
+        files = github.download(
+            s, commit, base, staging, recorded.get("files") if same and recorded else None, opts.progress
+        )
+    except GroundBenchError as exc:
+        if exc.field not in ("connection", "size"):  # refused bytes are never resumed from; a short download is
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    with atomic_dir(tree_dir(root, s.name)) as tmp:
+        for f in files:
+            target = tmp / f.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / f.path, target)  # same file system: a rename, not a second copy
+        _check_layout(s, tmp)
+        tree = tree_digest(tmp)
+    shutil.rmtree(staging, ignore_errors=True)
+    record = _base_record(s) | {
+        "origin": f"{base}/{s.origin}/{commit}",
+        "repo": s.origin,
+        "revision": commit,
+        "archive": None,
+        "files": {f.path: {"bytes": f.bytes, "sha256": f.sha256} for f in files},
+        "tree": tree,
+    }
+    return FetchResult(s.name, record, "fetched")
+
+
 def _fetch_manual(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts: FetchOptions) -> FetchResult:
     if opts.from_path is None:
         raise GroundBenchError(
@@ -241,6 +277,7 @@ def _sha256(path: Path) -> str:
 FETCHERS: dict[str, Callable[[Path, SourceSpec, dict[str, Any] | None, FetchOptions], FetchResult]] = {
     HTTP: _fetch_http,
     HUB: _fetch_hub,
+    GITHUB: _fetch_github,
     MANUAL: _fetch_manual,
 }
 
@@ -258,6 +295,8 @@ def fetch(root: Path, name: str, opts: FetchOptions, echo: Callable[[str], None]
         and opts.revision is None
         and opts.from_path is None
         and _intact(root, recorded)
+        and recorded is not None
+        and recorded.get("kind") == s.kind  # a tree fetched from where the source used to live is fetched again
     ):
         assert recorded is not None
         return FetchResult(name, recorded, "up to date")

@@ -365,7 +365,8 @@ def test_the_baselines_table_equals_the_baselines_config(built: Path) -> None:
             c = b["center_click"]
             assert config in GUI_CONFIGS and condition == "gui" and int(n) == c["n"]
             assert line[4:14] == ["—"] * 10
-            assert keys == f"center click {_cell(c['value'])}"
+            refuse = f"; always refuse {_cell(b['always_refuse']['value'])}" if "always_refuse" in b else ""
+            assert keys == f"center click {_cell(c['value'])}{refuse}"
             continue
         assert int(n) == b["text_only_blind_bound"]["n"] == b["majority_action"]["n"]
         m = b["majority_action"]

@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[2]
 def test_the_registry_is_the_specs() -> None:
     assert [s.name for s in SPECS] == list(SOURCES)
     assert [c.name for f in FOLDERS for s in f.sources for c in s.configs] == [c.name for c in CONFIGS]
-    assert len(BY_NAME) == len(CONFIGS) == 15 and DEFAULT_CONFIG in BY_NAME
+    assert len(BY_NAME) == len(CONFIGS) == 16 and DEFAULT_CONFIG in BY_NAME
     assert {c.source for c in CONFIGS} <= set(SOURCES)
     assert [n for n, s in SOURCES.items() if s.derived] == ["counterfactual", "contrast"]
     assert SOURCES["counterfactual"].reads_from == "gapartnet"
@@ -220,7 +220,7 @@ def test_a_limited_registry_loads_and_validates_only_its_folders() -> None:
         with pytest.raises(GroundBenchError) as error:
             validate(model, {**raw, "umd": {**raw["umd"], "no_such_knob": 1}}, "params.yaml")
         assert error.value.field == "umd.no_such_knob"
-    assert len(registry.CONFIGS) == 15  # the limit ends with the block
+    assert len(registry.CONFIGS) == 16  # the limit ends with the block
     with pytest.raises(GroundBenchError) as error:
         validate(registry_params_model(), {**raw, "gui": {**raw["gui"], "no_such_knob": 1}}, "params.yaml")
     assert error.value.field == "gui.no_such_knob"

@@ -10,6 +10,7 @@ import pytest
 
 from groundbench.loaders.prompts import build_prompt
 from groundbench.scoring import osworld_g
+from groundbench.scoring.baselines import condition_baselines
 from groundbench.scoring.formats import parse_format
 from groundbench.scoring.formats.read import gui_answer
 from groundbench.scoring.gui import gui_metrics, headline_success
@@ -222,3 +223,31 @@ def test_score_reports_the_always_refuse_baseline_beside_the_centre_click() -> N
     assert refuse == {"every row": (2, 3), "refusal rows": (2, 2)}
     by_kind = {m["detail"]: m for m in metrics if m["metric"] == "gui_success_by_region_kind"}
     assert by_kind["none"]["baseline_center_click"] == 0.0 and by_kind["none"]["value"] == 0.0
+
+
+def test_the_baselines_config_carries_refusing_and_never_refusing_beside_the_centre_click() -> None:
+    centred = row("box", [450.0, 350.0, 100.0, 100.0], rid="c")  # the frame's centre (500, 400) is inside
+    rows = [BOX, centred, REFUSAL, {**REFUSAL, "example_id": "gui_osworld_g/r2"}]
+    got = {b["baseline"]: (b["value"], b["n"]) for b in condition_baselines("gui_osworld_g", "suite", "gui", rows)}
+    assert got == {
+        "center_click": (0.25, 4),  # one hit of four: the refusal rows count as misses
+        "center_click_target_rows": (0.5, 2),
+        "always_refuse": (0.5, 4),
+        "always_refuse_refusal_rows": (1.0, 2),
+        "never_refuse_refusal_rows": (0.0, 2),
+    }
+    plain = condition_baselines("gui_osworld_g", "suite", "gui", [BOX, centred])
+    assert [b["baseline"] for b in plain] == ["center_click"]  # no refusal rows: nothing to refuse
+
+
+def test_the_layout_prints_osworld_g_and_its_refined_instructions_as_two_tables() -> None:
+    rows = [BOX, REFUSAL]
+    original = _scored(rows, [point(125, 210), point(-1, -1)])  # both right
+    refined = [
+        Scored("m", "gui_osworld_g_refined", "gui", r, Answer(status=FIELDS, record=a))
+        for r, a in zip(rows, [point(0, 0), point(-1, -1)], strict=True)  # the box row missed
+    ]
+    tables = layout_tables(LAYOUTS["osworld-g"], original + refined, resamples=20)
+    assert [t.configs for t in tables] == [("gui_osworld_g",), ("gui_osworld_g_refined",)]
+    overall = [t.models["m"][0].cells["Overall"].value for t in tables]
+    assert overall == [100.0, 50.0]  # percent, as the paper prints it

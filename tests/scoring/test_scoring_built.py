@@ -62,6 +62,7 @@ GUI = [
     "gui_screenspot_pro",
     "gui_screenspot_pro_cn",
     "gui_osworld_g",
+    "gui_osworld_g_refined",
     "gui_ui_vision",
 ]
 

@@ -63,6 +63,31 @@ def png(size: tuple[int, int]) -> bytes:
     return buffer.getvalue()
 
 
+# OSWorld-G_refined.json: the same records with reworded instructions (third parties: same instances and
+# targets, 507 of 564 instructions reworded), one left as it was.
+REFINED = [
+    record | {"instruction": f"Refined: {record['instruction']}"} if n != 1 else dict(record)
+    for n, record in enumerate(RELEASE)
+]
+
+
+def benchmark_files() -> dict[str, bytes]:
+    """The code repository's ``benchmark/`` folder: the two benchmark files, the groups, the screenshots."""
+    files = {
+        "benchmark/OSWorld-G.json": json.dumps(RELEASE, indent=4).encode(),
+        "benchmark/OSWorld-G_refined.json": json.dumps(REFINED, indent=4).encode(),
+        "benchmark/classification_result.json": json.dumps(CLASSIFIED).encode(),
+    }
+    for record in RELEASE:
+        files[f"benchmark/images/{record['image_path']}"] = png(tuple(record["image_size"]))
+    return files
+
+
+def raw_host_files(repo: str, commit: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` as raw.githubusercontent.com serves them: ``/<owner>/<name>/<commit>/<path>``."""
+    return {f"/{repo}/{commit}/{path}": data for path, data in files.items()}
+
+
 def hub_files(prefix: str = "") -> dict[str, bytes]:
     """A Hub repository holding the release: OSWorld-G.json, classification_result.json, images/, a README."""
     files = {

@@ -2,12 +2,15 @@
 
     osworld_g/OSWorld-G.json               JSON array: id, image_path, image_size, instruction, box_type,
                                            box_coordinates, GUI_types (the keys the release's evaluators read)
+    osworld_g/OSWorld-G_refined.json       the same records, most instructions reworded (a synthetic stand-in)
     osworld_g/classification_result.json   {"classified": {capability: [{"id": ...}, ...]}}
     osworld_g/images/<name>.png            the screenshots (copied from the generated suites' base frame)
 
 Every region kind the release has is present: ``bbox`` [x, y, w, h], ``polygon`` (four vertices, and the
 two-vertex four-value kind some published polygons are) and ``refusal`` rows, whose instruction names an
-element the generated screenshot does not show. One row is in two capability groups, one in none.
+element the generated screenshot does not show (``box_coordinates`` ``[0, 0, 0, 0]``, as a third party describes
+the release's refusal rows: the UI-TARS OSWorld-G script of a downstream evaluation suite; the rule never reads
+them). One row is in two capability groups, one in none.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 ANNOTATION = "OSWorld-G.json"
+REFINED = "OSWorld-G_refined.json"
 CLASSIFICATION = "classification_result.json"
 CAPABILITIES = (
     "text_matching",
@@ -43,6 +47,14 @@ def _region(kind: str, box: list[int]) -> tuple[str, list[float]]:
     if kind == "polygon":
         return "polygon", [x0, y0, x1, y0, x1, y1, x0, y1]
     return "polygon", [x0, y0, x1, y1]  # two vertices: the four-value "polygon" the release also has
+
+
+def reworded(instruction: str, n: int) -> str:
+    """A stand-in for the release's refined instruction (its rewording is written by people; this one only marks
+    the row as asked differently): every tenth row keeps its instruction, as some of the release's do."""
+    if n % 10 == 9 or not instruction:
+        return instruction
+    return f"In this screenshot: {instruction[0].lower()}{instruction[1:]}"
 
 
 def write_files(root: Path, rows: dict[str, list[dict[str, Any]]], source_folder: Path) -> int:
@@ -88,13 +100,15 @@ def write_files(root: Path, rows: dict[str, list[dict[str, Any]]], source_folder
                         "image_size": row["image_size"],
                         "instruction": ABSENT[number],
                         "box_type": "refusal",
-                        "box_coordinates": [],
+                        "box_coordinates": [0, 0, 0, 0],  # what the release's refusal rows carry
                         "GUI_types": [],
                     }
                 )
                 groups["refusal"].append({"id": refusal_id})
             number += 1
     (target / ANNOTATION).write_text(json.dumps(records, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    refined = [record | {"instruction": reworded(record["instruction"], n)} for n, record in enumerate(records)]
+    (target / REFINED).write_text(json.dumps(refined, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (target / CLASSIFICATION).write_text(
         json.dumps({"classified": groups}, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )

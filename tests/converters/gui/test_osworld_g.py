@@ -21,7 +21,7 @@ from groundbench.errors import GroundBenchError
 from groundbench.schemas.rules import validate_table
 from groundbench.scoring.baselines import bake_row_baselines
 from tests.conftest import REPO
-from tests.support.osworld_g_release import CLASSIFIED, RELEASE
+from tests.support.osworld_g_release import CLASSIFIED, REFINED, RELEASE
 
 PARAMS = load_params(REPO)
 GUI, SHARDS = PARAMS.gui.model_copy(update={"workers": 1}), PARAMS.shards
@@ -99,6 +99,10 @@ def test_embedded_sample_in_the_release_layout_converts(tmp_path: Path) -> None:
     assert [r for r in rows if r["extras"]["gui"]["capabilities"] == []]  # one row in no group
     items = list_items(out / "osworld_g", "osworld_g", GUI.max_image_pixels)["gui_osworld_g"]
     assert sum(len(i.rows) for i in items) == len(written)
+    refined = json.loads((out / "osworld_g" / "OSWorld-G_refined.json").read_text(encoding="utf-8"))
+    assert [{**r, "instruction": ""} for r in refined] == [{**r, "instruction": ""} for r in written]
+    assert 0 < sum(a["instruction"] != b["instruction"] for a, b in zip(refined, written, strict=True)) < len(written)
+    assert read_table(tmp_path / "out" / "gui_osworld_g_refined").num_rows == len(written)
 
 
 @pytest.mark.parametrize(
@@ -115,3 +119,28 @@ def test_bad_records_name_the_row(tmp_path: Path, change: dict, field: str, reas
     with pytest.raises(GroundBenchError) as caught:
         _convert(root, tmp_path / "out")
     assert "row 0" in str(caught.value) and field in str(caught.value) and reason in str(caught.value)
+
+
+def test_the_refined_file_converts_to_its_own_config_with_the_same_regions(tmp_path: Path) -> None:
+    root = release_tree(tmp_path / "src")
+    (root / "benchmark" / "OSWorld-G_refined.json").write_text(json.dumps(REFINED), encoding="utf-8")
+    out = tmp_path / "out"
+    assert run(osworld_g_source(root, GUI), out, SHARDS, False) == {"gui_osworld_g": 4, "gui_osworld_g_refined": 4}
+    original = {r["extras"]["gui"]["source_row_id"]: r for r in read_table(out / "gui_osworld_g").to_pylist()}
+    refined = read_table(out / "gui_osworld_g_refined").to_pylist()
+    assert [r["example_id"] for r in refined] == sorted(f"gui_osworld_g_refined/{r['id']}" for r in REFINED)
+    for row in refined:
+        gui, before = row["extras"]["gui"], original[row["extras"]["gui"]["source_row_id"]]
+        wanted = next(r for r in REFINED if r["id"] == gui["source_row_id"])
+        assert row["instruction"] == wanted["instruction"] and gui["subset"] == "OSWorld-G_refined"
+        for key in ("region_kind", "eval_polygon", "eval_bbox", "capabilities", "eval_type"):
+            assert gui[key] == before["extras"]["gui"][key], key  # same target, rule and groups
+        assert row["success_rule"] == before["success_rule"] and row["parts"] == before["parts"]
+    assert sum(r["instruction"] != original[r["extras"]["gui"]["source_row_id"]]["instruction"] for r in refined) == 3
+
+
+def test_without_the_refined_file_its_config_is_absent_with_the_reason(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run(osworld_g_source(release_tree(tmp_path / "src"), GUI), out, SHARDS, False) == {"gui_osworld_g": 4}
+    reason = (out / "gui_osworld_g_refined" / "ABSENT").read_text(encoding="utf-8")
+    assert "no OSWorld-G_refined.json beside benchmark/OSWorld-G.json" in reason
