@@ -56,27 +56,30 @@ class ScoreReport:
     def to_dict(self) -> dict[str, Any]:
         """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null). ``layouts`` is there
         only when layouts were asked for, so a report without them is what it always was."""
+        return finite_json(self.parts())
+
+    def parts(self) -> dict[str, Any]:
+        """:meth:`to_dict` before its NaN and infinities become null: the report's own lists, not copies
+        (``groundbench score --json`` writes them with ``finite=True``, so the report is never held twice)."""
         layouts = {name: [t.to_dict() for t in tables] for name, tables in self.layouts.items()}
-        return finite_json(
-            {
-                "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
-                "predictions": self.predictions,
-                "missing": self.missing,
-                "excluded_predictions": self.excluded_predictions,
-                "gate": self.gate,
-                "settings": self.settings,
-                "banners": self.banners,
-                "keywords_notes": keyword_table()["notes"],
-                "synthetic_configs": self.synthetic_configs,
-                "notice": self.notice,
-                "answer_formats": self.answer_formats,
-                "profiles": self.profiles,
-                "frame_warning": self.warning,
-                "syntax_hint": self.hint,
-                "ignored_keys": self.ignored_keys,
-                **({"layouts": layouts} if layouts else {}),
-            }
-        )
+        return {
+            "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
+            "predictions": self.predictions,
+            "missing": self.missing,
+            "excluded_predictions": self.excluded_predictions,
+            "gate": self.gate,
+            "settings": self.settings,
+            "banners": self.banners,
+            "keywords_notes": keyword_table()["notes"],
+            "synthetic_configs": self.synthetic_configs,
+            "notice": self.notice,
+            "answer_formats": self.answer_formats,
+            "profiles": self.profiles,
+            "frame_warning": self.warning,
+            "syntax_hint": self.hint,
+            "ignored_keys": self.ignored_keys,
+            **({"layouts": layouts} if layouts else {}),
+        }
 
 
 def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) -> tuple[dict[str, Any], list[str]]:
