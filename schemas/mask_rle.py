@@ -104,9 +104,10 @@ def row_runs(counts: Sequence[int], box: Sequence[float], where: str = "row") ->
 
     Read off the counts without decoding the crop: each maximal 1-run (zero-length runs between two
     1-runs joined) covers flat indices [start, end), cut where it crosses a row end."""
-    check(counts, box, where)
-    x0, y0, w, _ = _box_size(box, where)
+    x0, y0, w, h = _box_size(box, where)
     lengths = np.asarray(counts, dtype=np.int64)
+    if not lengths.size or int(lengths.min()) < 0 or int(lengths.sum()) != w * h:
+        check(counts, box, where)  # raises, naming what is wrong (the box has pixels, so no runs is wrong too)
     ends = np.cumsum(lengths)
     inside = (np.arange(len(lengths)) % 2 == 1) & (lengths > 0)
     starts, stops = (ends - lengths)[inside], ends[inside]

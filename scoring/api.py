@@ -7,7 +7,7 @@ report.to_dict()                                         # what `groundbench sco
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ NOT_GATED = (
 @dataclass
 class ScoreReport:
     metrics: list[dict[str, Any]]
-    predictions: list[dict[str, Any]]
+    predictions: Sequence[dict[str, Any]]  # a KeptRecords from score(): the records as JSON text, read back on use
     missing: list[dict[str, str]]
     excluded_predictions: list[dict[str, str]]
     gate: dict[str, Any]
@@ -56,7 +56,7 @@ class ScoreReport:
     def to_dict(self) -> dict[str, Any]:
         """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null). ``layouts`` is there
         only when layouts were asked for, so a report without them is what it always was."""
-        return finite_json(self.parts())
+        return finite_json({**self.parts(), "predictions": list(self.predictions)})
 
     def parts(self) -> dict[str, Any]:
         """:meth:`to_dict` before its NaN and infinities become null: the report's own lists, not copies

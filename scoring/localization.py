@@ -75,9 +75,10 @@ CHUNK = 256  # candidates counted at a time: 256 x the targets' distances stay i
 
 
 def _within(dx: np.ndarray, dy: np.ndarray, squared: np.ndarray, limit: float) -> np.ndarray:
-    """Per row of ``dx``/``dy`` (``squared``: dx * dx + dy * dy), how many pairs have ``np.hypot(dx, dy) <= limit``, the same counts hypot gives,
-    at a fraction of its cost: the squared distance (within a few ulps of hypot's square) decides every pair
-    outside a 1e-9 relative band around the limit, and hypot itself the few pairs inside the band."""
+    """Per row of ``dx``/``dy`` (``squared``: dx * dx + dy * dy), how many pairs have
+    ``np.hypot(dx, dy) <= limit``: the counts hypot gives, at a fraction of its cost. The squared distance
+    (within a few ulps of hypot's square) decides every pair outside a 1e-9 relative band round the limit,
+    and hypot itself the few pairs inside the band."""
     if limit < 0:
         return np.zeros(len(dx), dtype=np.int64)
     low, high = limit * limit * (1.0 - 1e-9), limit * limit * (1.0 + 1e-9)

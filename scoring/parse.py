@@ -115,8 +115,20 @@ def read_numbers(value: Any, length: int) -> tuple[tuple[float, ...] | None, boo
     return tuple(n for n in numbers if n is not None), strings
 
 
+_SCALARS = (str, int, bool, type(None))
+
+
 def non_finite(value: Any) -> bool:
     """Does a JSON value hold NaN or an infinity anywhere (Python's json reads those bare tokens)?"""
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind in _SCALARS:
+        return False
+    if kind is dict:  # the common case, without the Mapping check's cost
+        return any(non_finite(v) for v in value.values() if type(v) not in _SCALARS)
+    if kind is list:
+        return any(non_finite(v) for v in value if type(v) not in _SCALARS)
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, Mapping):
@@ -128,6 +140,15 @@ def non_finite(value: Any) -> bool:
 
 def finite_json(value: Any) -> Any:
     """``value`` with every NaN or infinity replaced by null, so the report is strict JSON."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else finite_json(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else finite_json(v) for v in value]
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):

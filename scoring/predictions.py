@@ -47,6 +47,7 @@ from groundbench.scoring.formats.read import gui_answer, part_answer
 from groundbench.scoring.gate import GATE_FIELDS, Gate, line_gate_fields, mismatches
 from groundbench.scoring.gui import official_answer, usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS
+from groundbench.scoring.kept import KeptRecords
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import (
     FIELDS,
@@ -89,15 +90,48 @@ class Unreadable:
 
 def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, parsed JSON value, or :class:`Unreadable`) per non-blank line of a predictions JSONL file; a
-    file that is not JSON Lines at all (CSV, one JSON array or object) is one error (:func:`not_json_lines`)."""
+    file that is not JSON Lines at all (CSV, one JSON array or object) is one error (:func:`not_json_lines`).
+
+    Read a line at a time (a predictions file is never held whole): lines are what ``str.splitlines`` makes of
+    the file's text. Only a file whose first line is no JSON object is read whole, to say what it is."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as handle:
+            first = _first_line(handle)
+            if first is not None and not isinstance(first, Mapping):
+                text = _whole(path)
+                problem = not_json_lines(text)
+                if problem is not None:
+                    raise GroundBenchError(path, "file", problem)
+                yield from _parsed(path, text.splitlines())
+                return
+            handle.seek(0)
+            yield from _parsed(path, (line for physical in handle for line in physical.splitlines()))
+    except (OSError, UnicodeDecodeError) as exc:
+        _whole(path)  # the error whole-file reading gives (a decode error's position in the file, not the buffer)
+        raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
+
+
+def _whole(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
-    problem = not_json_lines(text)
-    if problem is not None:
-        raise GroundBenchError(path, "file", problem)
-    for number, raw_line in enumerate(text.splitlines(), start=1):
+
+
+def _first_line(handle: Any) -> Any:
+    """The first non-blank line's JSON value (:class:`Unreadable` if it is none), or None when every line is blank."""
+    for physical in handle:
+        for line in physical.splitlines():
+            if line.strip():
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    return Unreadable("")
+    return None
+
+
+def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    for number, raw_line in enumerate(lines, start=1):
         if not raw_line.strip():
             continue
         where = f"{path}: line {number}"
@@ -301,6 +335,13 @@ class Context:
     strict: bool
     allow_gate_mismatch: bool
     default: AnswerFormat  # reads every line that names no format of its own
+    templates: dict[str, str] = field(default_factory=dict)  # condition -> its template's hash, hashed once
+
+    def template(self, condition: str) -> str:
+        found = self.templates.get(condition)
+        if found is None:
+            found = self.templates[condition] = template_hash(condition)
+        return found
 
 
 @dataclass(frozen=True)
@@ -339,7 +380,7 @@ class Joined:
     """Prediction lines joined to their rows, with what the report must say about them."""
 
     items: list[Scored] = field(default_factory=list)
-    kept: list[dict[str, Any]] = field(default_factory=list)
+    kept: KeptRecords = field(default_factory=KeptRecords)  # the report's record of each item, as JSON text
     excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (gated, not scored)
     lines: int = 0  # every line read, before anything is dropped
     gated_lines: int = 0  # lines carrying at least one gate field (counted over every line)
@@ -370,7 +411,7 @@ class Joined:
         """Record a good line: its model's format and profile, its template, and its answer (or its exclusion)."""
         model, condition = read.key.model, read.key.condition
         first = self.formats.setdefault(model, read.fmt)
-        if first.spec != read.fmt.spec and self.format_conflict is None:
+        if first is not read.fmt and first.spec != read.fmt.spec and self.format_conflict is None:
             self.format_conflict = (
                 f"model {model!r} has lines in two answer formats ({first.spec} and {read.fmt.spec}, {read.where}): "
                 "one model, one format (give each format's lines their own model name)"
@@ -467,7 +508,7 @@ def _read_line(where: str, line: Mapping[str, Any], key: Key, context: Context) 
     """One identified line, top-down: its row, the format that reads it, the gate, then its answer."""
     config, row = context.rows[key.example_id]
     fmt, profile = _line_format(line, context.default)
-    template = template_hash(key.condition) if profile is None else profile.template_hash(key.condition)
+    template = context.template(key.condition) if profile is None else profile.template_hash(key.condition)
     wrong = _gate_mismatches(line, context, config, template, row)
     answer = None
     if not row.get("excluded"):  # an excluded row's line is gated and counted, never scored

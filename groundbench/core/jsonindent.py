@@ -16,17 +16,37 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from abc import abstractmethod
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the C function json itself uses
 from typing import Any
 
 FLUSH_PIECES = 1 << 16  # strings gathered before they are joined and written (about a megabyte of report)
 
 
+class EncodedList(Sequence[Any]):
+    """A list whose items are kept as their JSON text (what :func:`dumps_indented` gives each at depth 0 with
+    ``indent``), not as objects: :func:`write_indented` writes that text re-indented to its depth, so a long
+    list (a report's every prediction) is never rebuilt as objects to be written."""
+
+    indent: int = 1
+
+    @abstractmethod
+    def texts(self) -> Iterator[str]:
+        """Each item's text, in order."""
+
+
 def write_indented(value: Any, write: Callable[[str], object], indent: int = 1, finite: bool = False) -> None:
     """Write ``json.dumps(value, indent=indent, sort_keys=True, ensure_ascii=False, allow_nan=False)`` through
     ``write``, in pieces (``finite``: non-finite floats as null, mappings as objects, as ``finite_json``)."""
     _Writer(write, " " * indent, finite).top(value)
+
+
+def dumps_indented(value: Any, indent: int = 1, finite: bool = False) -> str:
+    """The whole text :func:`write_indented` writes."""
+    pieces: list[str] = []
+    write_indented(value, pieces.append, indent, finite)
+    return "".join(pieces)
 
 
 class _Writer:
@@ -64,6 +84,11 @@ class _Writer:
             self.array(o, level)
         elif kind is dict:
             self.object(o, level)
+        elif isinstance(o, EncodedList):
+            if o.indent == len(self.indent):
+                self.encoded(o, level)
+            else:
+                self.array(o, level)  # each item read back and written at this indent
         elif isinstance(o, str):
             parts.append(encode_basestring(o))
         elif isinstance(o, int):
@@ -97,6 +122,17 @@ class _Writer:
             if len(self.parts) >= FLUSH_PIECES:
                 self.flush()
         self.parts.append("\n" + self.indent * level + "]")
+
+    def encoded(self, items: EncodedList, level: int) -> None:
+        """The items' own text, each line indented ``level + 1`` deeper (JSON strings hold no raw newline)."""
+        inner = "\n" + self.indent * (level + 1)
+        first = True
+        for text in items.texts():
+            self.parts.append(("[" if first else ",") + inner + text.replace("\n", inner))
+            first = False
+            if len(self.parts) >= FLUSH_PIECES:
+                self.flush()
+        self.parts.append("[]" if first else "\n" + self.indent * level + "]")
 
     def object(self, mapping: Mapping[Any, Any], level: int) -> None:
         if not mapping:
