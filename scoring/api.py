@@ -186,7 +186,7 @@ def score_joined(
     source: str = "predictions",
 ) -> ScoreReport:
     subset = options.subset
-    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
+    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows), joined.seen)
     metrics = metric_rows(items, seed=options.seed, resamples=options.resamples, subset=subset)
     specs = {model: fmt.spec for model, fmt in joined.formats.items()}
     for m in metrics:

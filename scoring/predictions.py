@@ -27,7 +27,7 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -425,8 +425,11 @@ class Joined:
                 {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
             )
             return
-        self.items.append(Scored(model, read.config, condition, read.row, read.answer))
         self.kept.append(_kept(read, read.answer))
+        answer = read.answer
+        if answer.record is not None and base_condition(condition) != GUI:
+            answer = replace(answer, record=None)  # read again only by the GUI rules; the report has it already
+        self.items.append(Scored(model, read.config, condition, read.row, answer))
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
             if len(sample) < SAMPLE:
@@ -466,7 +469,13 @@ def _identify(line: Any, rows: Rows) -> Key:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
     if not isinstance(condition, str) or not is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
-    return Key(model, example_id, condition)
+    # One string object per model, row and condition, however many lines name them (memory, not meaning).
+    return Key(
+        _SHARED.setdefault(model, model), rows[example_id][1]["example_id"], _SHARED.setdefault(condition, condition)
+    )
+
+
+_SHARED: dict[str, str] = {}  # the model and condition names lines use: a few strings
 
 
 def join(
@@ -546,9 +555,12 @@ def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[Answer
     return (default if profile is None else profile.format), profile
 
 
-def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str, str]]]:
-    """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers."""
-    predicted = {(s.model, s.config, s.condition, s.row["example_id"]) for s in items}
+def expand(
+    items: list[Scored], rows: Rows, seen: set[tuple[str, str, str]] | None = None
+) -> tuple[list[Scored], list[dict[str, str]]]:
+    """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers.
+    ``seen``: the join's (model, example id, condition) of every line, if at hand (not built again)."""
+    predicted = seen if seen is not None else {(s.model, s.row["example_id"], s.condition) for s in items}
     groups = sorted({(s.model, s.config, s.condition) for s in items})
     by_config: dict[str, list[dict[str, Any]]] = {}
     for config, row in rows.values():
@@ -557,7 +569,7 @@ def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str
     missing: list[dict[str, str]] = []
     for model, config, condition in groups:
         for row in sorted(by_config.get(config, []), key=lambda r: r["example_id"]):
-            if row_allows(row, condition) and (model, config, condition, row["example_id"]) not in predicted:
+            if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted:
                 full.append(Scored(model, config, condition, row, Answer(status=MISSING)))
                 missing.append(
                     {"model": model, "config": config, "condition": condition, "example_id": row["example_id"]}
