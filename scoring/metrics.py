@@ -112,7 +112,7 @@ MEAN_OF_POINTS_NOTE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scored:
     """One prediction joined to its row."""
 

@@ -32,8 +32,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from groundbench.schemas.vocab import NO_ACTION, normalize_action
@@ -53,7 +55,7 @@ POINT_ONLY = "point_only"
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     status: str
     part: str | None = None
@@ -158,6 +160,16 @@ def finite_json(value: Any) -> Any:
     return value
 
 
+@lru_cache(maxsize=1 << 12)
+def _action(raw: str | None) -> str:
+    return normalize_action(raw)
+
+
+def _shared(text: str) -> str:
+    """One string object per short name, however many answers give it (a million answers: memory, not meaning)."""
+    return sys.intern(text) if len(text) <= 64 else text
+
+
 def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
     """Read the documented answer schema (part, action, point, box; ``bbox`` accepted for box)."""
     part = fields.get("part")
@@ -170,9 +182,9 @@ def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
     text = fields.get("text")
     return Answer(
         status=status,
-        part=None if part is None else str(part),
-        action=normalize_action(action_raw),
-        action_raw=action_raw,
+        part=None if part is None else _shared(str(part)),
+        action=_action(action_raw),
+        action_raw=None if action_raw is None else _shared(action_raw),
         point=None if point is None else (point[0], point[1]),
         box=None if box is None else (box[0], box[1], box[2], box[3]),
         text=text if isinstance(text, str) else None,
