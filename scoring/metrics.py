@@ -596,9 +596,9 @@ def _mean_of_points(
     )
 
 
-def _blind_columns(rows: Sequence[Row], condition: str) -> dict[str, Any]:
-    """The answer-free baselines of these rows under ``condition``: majority, blind bound and its estimate."""
-    keys = supplied_keys(condition)
+def _blind_columns(rows: Sequence[Row], keys: Sequence[str]) -> dict[str, Any]:
+    """The answer-free baselines of these rows when the prompt supplies ``keys``: majority, blind bound and its
+    estimate (the same for every condition supplying the same keys)."""
     _, maj_count, n = majority(r["target_action"] for r in rows)
     bound_count, _ = blind_bound(rows, keys)
     loo_count, _ = loo_blind_estimate(rows, keys)
@@ -608,7 +608,6 @@ def _blind_columns(rows: Sequence[Row], condition: str) -> dict[str, Any]:
         "blind_bound": rate(bound_count, n),
         "blind_estimate_loo": rate(loo_count, n),
         "singleton_keys": f"{singletons}/{distinct}",
-        "leakage": category_leakage(rows, condition),
     }
 
 
@@ -631,7 +630,9 @@ def group_metrics(
         return out + gui_metrics(head, [s.row for s in items], [s.answer for s in items], _entry, seed, resamples)
     rows = [s.row for s in items]
     n = len(rows)
-    columns = dict((memo or RowSetMemo()).get(f"blind {condition}", rows, lambda: _blind_columns(rows, condition)))
+    keys = supplied_keys(condition)
+    columns = dict((memo or RowSetMemo()).get(f"blind {keys}", rows, lambda: _blind_columns(rows, keys)))
+    columns["leakage"] = category_leakage(rows, condition)
     if base == FREE_FORM:
         return out + _free_form(head, items, columns, seed, resamples)
 

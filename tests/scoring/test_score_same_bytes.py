@@ -56,6 +56,15 @@ def plain_row_runs(counts: list[int], box: list[float]) -> np.ndarray:
     return np.stack([starts_r + y0, starts_c + x0, ends_c + x0], axis=1).astype(np.int64)
 
 
+def plain_region_rects(rows: list[dict[str, Any]]) -> tuple[np.ndarray, ...] | None:
+    """Each row's rectangles one row at a time (``_region_rects``), concatenated."""
+    regions = [r for r in (localization._region_rects(row) for row in rows) if r is not None]
+    if not regions:
+        return None
+    arrays = [np.concatenate([np.asarray(r[k], dtype=np.float64) for r in regions]) for k in range(4)]
+    return (*arrays, np.concatenate([np.full(len(r[0]), r[4]) for r in regions]))
+
+
 def plain_non_finite(value: Any) -> bool:
     if isinstance(value, float):
         return not math.isfinite(value)
@@ -135,6 +144,36 @@ def test_mask_runs_read_off_the_counts_are_the_decoded_masks_runs() -> None:
         mask_rle.row_runs([1, 2], [0, 0, 2, 2])
     with pytest.raises(GroundBenchError, match="must be >= 0"):
         mask_rle.row_runs([5, -1], [0, 0, 2, 2])
+
+
+def _region_row(rng: random.Random, index: int) -> dict[str, Any]:
+    w, h = rng.randint(1, 7), rng.randint(1, 7)
+    x0, y0 = rng.randint(0, 30), rng.randint(0, 30)
+    counts, left = [], w * h
+    while left > 0:
+        run = min(left, rng.choice([0, 1, 2, 3, w, w + 1]))
+        counts.append(run)
+        left -= run
+    part: dict[str, Any] = {"part_id": "t", "bbox_xyxy": [x0 + w, y0 - 1.5, x0, y0 + h]}
+    if rng.random() < 0.7:
+        part.update(mask_rle=counts, visible_bbox_xyxy=[x0, y0, x0 + w, y0 + h])
+    parts = [part] if rng.random() < 0.95 else []
+    return {"example_id": f"r{index}", "width": 40 + index % 7, "height": 37, "target_part_id": "t", "parts": parts}
+
+
+def test_every_rows_region_at_once_is_each_rows_region() -> None:
+    rng = random.Random(5)
+    for size in (0, 1, 2, 9, 60, 300):
+        rows = [_region_row(rng, i) for i in range(size)]
+        fast, plain = localization._all_region_rects(rows), plain_region_rects(rows)
+        assert (fast is None) == (plain is None)
+        if fast is not None and plain is not None:
+            order = np.lexsort(fast[::-1])  # the same rectangles (order is free: they are counted, not listed)
+            assert [a[order].tolist() for a in fast] == [a[np.lexsort(plain[::-1])].tolist() for a in plain]
+    bad = _region_row(random.Random(1), 0)
+    bad["parts"][0].update(mask_rle=[1, 2], visible_bbox_xyxy=[0, 0, 2, 2])
+    with pytest.raises(GroundBenchError, match="r0: parts.mask_rle"):
+        localization._all_region_rects([_region_row(random.Random(2), 1), bad])
 
 
 class _Proxy(Mapping[str, Any]):
