@@ -312,14 +312,14 @@ def _all_region_rects(rows: Sequence[Row]) -> tuple[np.ndarray, ...] | None:
         part = target_part(row)
         if part is None:
             continue
-        d, cx, cy = math.hypot(row["width"], row["height"]), row["width"] / 2.0, row["height"] / 2.0
+        frame = (row["width"] / 2.0, row["height"] / 2.0, math.hypot(row["width"], row["height"]))  # cx, cy, d
         mask = target_mask(part)
         if mask is None:
             bx0, bx1 = sorted((part["bbox_xyxy"][0], part["bbox_xyxy"][2]))
             by0, by1 = sorted((part["bbox_xyxy"][1], part["bbox_xyxy"][3]))
-            boxes.append([by0, bx0, bx1, by1, cx, cy, d])
+            boxes.append([by0, bx0, bx1, by1, *frame])
         else:
-            masks.append((mask[0], mask[1], cx, cy, d))
+            masks.append((mask[0], mask[1], *frame))
     if not boxes and not masks:
         return None
     mask_runs = _mask_runs(masks)
