@@ -107,21 +107,42 @@ class _Writer:
             return "null"
         raise ValueError("Out of range float values are not JSON compliant: " + repr(o))
 
+    def scalar(self, o: Any) -> str | None:
+        """The text of a plain string, null, boolean, int or finite float; None for anything else (containers,
+        non-finite floats, subclasses), which :meth:`value` writes."""
+        kind = type(o)
+        if kind is str:
+            return encode_basestring(o)
+        if o is None:
+            return "null"
+        if kind is bool:
+            return "true" if o else "false"
+        if kind is int:
+            return int.__repr__(o)
+        if kind is float and math.isfinite(o):
+            return float.__repr__(o)
+        return None
+
     def array(self, items: Any, level: int) -> None:
         if not items:
             self.parts.append("[]")
             return
         inner = "\n" + self.indent * (level + 1)
-        self.parts.append("[" + inner)
-        first = True
+        parts, scalar = self.parts, self.scalar
+        opening = "[" + inner
         for item in items:
-            if not first:
-                self.parts.append("," + inner)
-            first = False
-            self.value(item, level + 1)
-            if len(self.parts) >= FLUSH_PIECES:
+            text = scalar(item)
+            if text is not None:
+                parts.append(opening + text)
+            else:
+                parts.append(opening)
+                self.value(item, level + 1)
+                parts = self.parts  # a flush inside starts a new list
+            opening = "," + inner
+            if len(parts) >= FLUSH_PIECES:
                 self.flush()
-        self.parts.append("\n" + self.indent * level + "]")
+                parts = self.parts
+        parts.append("\n" + self.indent * level + "]")
 
     def encoded(self, items: EncodedList, level: int) -> None:
         """The items' own text, each line indented ``level + 1`` deeper (JSON strings hold no raw newline)."""
@@ -142,14 +163,16 @@ class _Writer:
             self.json_encoder(dict(mapping), level)  # keys json converts (numbers, None, booleans) or refuses
             return
         inner = "\n" + self.indent * (level + 1)
-        self.parts.append("{" + inner)
-        first = True
+        scalar = self.scalar
+        opening = "{" + inner
         for key, item in sorted(mapping.items(), key=_first):
-            if not first:
-                self.parts.append("," + inner)
-            first = False
-            self.parts.append(encode_basestring(key) + ": ")
-            self.value(item, level + 1)
+            text = scalar(item)
+            if text is not None:
+                self.parts.append(opening + encode_basestring(key) + ": " + text)
+            else:
+                self.parts.append(opening + encode_basestring(key) + ": ")
+                self.value(item, level + 1)
+            opening = "," + inner
         self.parts.append("\n" + self.indent * level + "}")
 
     def json_encoder(self, o: Any, level: int) -> None:
