@@ -266,9 +266,11 @@ def child_groundbench(folder: str, config: str, condition: str, rows: int, url: 
 # score: every valid (row, condition) of a config answered, against a plain floor
 
 
-def write_predictions(folder: Path, config: str, out: Path) -> int:
+def write_predictions(folder: Path, config: str, out: Path, models: int = 1) -> int:
     """A predictions line for every valid (row, base condition): the target's action and point (free form: an
-    answer naming every keyword, what gaming the scorer would send); the gate fields of the folder."""
+    answer naming every keyword, what gaming the scorer would send); the gate fields of the folder. ``models``
+    above 1: the same lines again under the names ``bench-2``, ``bench-3``, ... (a predictions file ``models``
+    times as large, for score's memory against the file's size)."""
     import pyarrow.parquet as pq
 
     from groundbench.evaluate.gate_fields import answer_gate
@@ -279,8 +281,9 @@ def write_predictions(folder: Path, config: str, out: Path) -> int:
     gaming = every_keyword_answer()
     gates = {c: answer_gate(folder, config, c) for c in BASE_CONDITIONS}
     lines = 0
+    names = ["bench", *(f"bench-{n}" for n in range(2, models + 1))]
     with open(out, "w", encoding="utf-8") as handle:
-        for path in sorted((folder / "data" / config).glob("*.parquet")):
+        for model, path in ((m, p) for m in names for p in sorted((folder / "data" / config).glob("*.parquet"))):
             table = pq.read_table(path, columns=[*columns, "target_action", "parts"])
             for row in table.to_pylist():
                 part = next((p for p in row["parts"] or [] if p["part_id"] == row["target_part_id"]), None) or {}
@@ -290,7 +293,7 @@ def write_predictions(folder: Path, config: str, out: Path) -> int:
                     if row_allows(row, condition):
                         response = gaming if condition == FREE_FORM else answer
                         line = {"example_id": row["example_id"], "config": config, "condition": condition}
-                        handle.write(json.dumps({**line, "model": "bench", **gates[condition], "response": response}))
+                        handle.write(json.dumps({**line, "model": model, **gates[condition], "response": response}))
                         handle.write("\n")
                         lines += 1
     return lines

@@ -99,11 +99,25 @@ def contains(counts: Sequence[int], box: Sequence[float], point: Sequence[float]
 
 
 def row_runs(counts: Sequence[int], box: Sequence[float], where: str = "row") -> np.ndarray:
-    """The mask as horizontal runs in image pixels: an (n, 3) int array of (row, first col, last col + 1)."""
-    crop = decode(counts, box, where)
-    padded = np.pad(crop.view(np.int8), ((0, 0), (1, 1)))
-    step = np.diff(padded, axis=1)
-    starts_r, starts_c = np.nonzero(step == 1)
-    _, ends_c = np.nonzero(step == -1)  # row-major, so the i-th end closes the i-th start
-    x0, y0 = int(box[0]), int(box[1])
-    return np.stack([starts_r + y0, starts_c + x0, ends_c + x0], axis=1).astype(np.int64)
+    """The mask as horizontal runs in image pixels: an (n, 3) int array of (row, first col, last col + 1),
+    row-major: each maximal run of mask pixels within one row of the box.
+
+    Read off the counts without decoding the crop: each maximal 1-run (zero-length runs between two
+    1-runs joined) covers flat indices [start, end), cut where it crosses a row end."""
+    x0, y0, w, h = _box_size(box, where)
+    lengths = np.asarray(counts, dtype=np.int64)
+    if not lengths.size or int(lengths.min()) < 0 or int(lengths.sum()) != w * h:
+        check(counts, box, where)  # raises, naming what is wrong (the box has pixels, so no runs is wrong too)
+    ends = np.cumsum(lengths)
+    inside = (np.arange(len(lengths)) % 2 == 1) & (lengths > 0)
+    starts, stops = (ends - lengths)[inside], ends[inside]
+    if starts.size > 1:  # a 1-run that starts where the last one stopped (a 0-run of length 0) continues it
+        joined = np.concatenate(([True], starts[1:] != stops[:-1]))
+        starts, stops = starts[joined], stops[np.concatenate((joined[1:], [True]))]
+    first_row, last_row = starts // w, (stops - 1) // w
+    pieces = last_row - first_row + 1
+    run = np.repeat(np.arange(len(starts)), pieces)
+    rows = first_row[run] + (np.arange(len(run)) - np.repeat(np.cumsum(pieces) - pieces, pieces))
+    begin = np.maximum(starts[run], rows * w) - rows * w
+    end = np.minimum(stops[run], (rows + 1) * w) - rows * w
+    return np.stack([rows + y0, begin + x0, end + x0], axis=1).astype(np.int64)

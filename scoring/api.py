@@ -7,7 +7,7 @@ report.to_dict()                                         # what `groundbench sco
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +34,7 @@ NOT_GATED = (
 @dataclass
 class ScoreReport:
     metrics: list[dict[str, Any]]
-    predictions: list[dict[str, Any]]
+    predictions: Sequence[dict[str, Any]]  # a KeptRecords from score(): the records as JSON text, read back on use
     missing: list[dict[str, str]]
     excluded_predictions: list[dict[str, str]]
     gate: dict[str, Any]
@@ -56,27 +56,30 @@ class ScoreReport:
     def to_dict(self) -> dict[str, Any]:
         """What ``--json`` writes: strict JSON (a NaN or infinity anywhere becomes null). ``layouts`` is there
         only when layouts were asked for, so a report without them is what it always was."""
+        return finite_json({**self.parts(), "predictions": list(self.predictions)})
+
+    def parts(self) -> dict[str, Any]:
+        """:meth:`to_dict` before its NaN and infinities become null: the report's own lists, not copies
+        (``groundbench score --json`` writes them with ``finite=True``, so the report is never held twice)."""
         layouts = {name: [t.to_dict() for t in tables] for name, tables in self.layouts.items()}
-        return finite_json(
-            {
-                "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
-                "predictions": self.predictions,
-                "missing": self.missing,
-                "excluded_predictions": self.excluded_predictions,
-                "gate": self.gate,
-                "settings": self.settings,
-                "banners": self.banners,
-                "keywords_notes": keyword_table()["notes"],
-                "synthetic_configs": self.synthetic_configs,
-                "notice": self.notice,
-                "answer_formats": self.answer_formats,
-                "profiles": self.profiles,
-                "frame_warning": self.warning,
-                "syntax_hint": self.hint,
-                "ignored_keys": self.ignored_keys,
-                **({"layouts": layouts} if layouts else {}),
-            }
-        )
+        return {
+            "metrics": [{c: m.get(c) for c in COLUMNS} for m in self.metrics],
+            "predictions": self.predictions,
+            "missing": self.missing,
+            "excluded_predictions": self.excluded_predictions,
+            "gate": self.gate,
+            "settings": self.settings,
+            "banners": self.banners,
+            "keywords_notes": keyword_table()["notes"],
+            "synthetic_configs": self.synthetic_configs,
+            "notice": self.notice,
+            "answer_formats": self.answer_formats,
+            "profiles": self.profiles,
+            "frame_warning": self.warning,
+            "syntax_hint": self.hint,
+            "ignored_keys": self.ignored_keys,
+            **({"layouts": layouts} if layouts else {}),
+        }
 
 
 def _gate_record(gate: Gate, joined: Joined, configs: list[str], allow: bool) -> tuple[dict[str, Any], list[str]]:
@@ -183,7 +186,7 @@ def score_joined(
     source: str = "predictions",
 ) -> ScoreReport:
     subset = options.subset
-    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows))
+    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows), joined.seen)
     metrics = metric_rows(items, seed=options.seed, resamples=options.resamples, subset=subset)
     specs = {model: fmt.spec for model, fmt in joined.formats.items()}
     for m in metrics:

@@ -71,14 +71,40 @@ def _target_offsets(rows: Sequence[Row]) -> np.ndarray:
     return np.array([offset(r, p) for r, p in zip(rows, points, strict=True) if p is not None], dtype=np.float64)
 
 
+CHUNK = 256  # candidates counted at a time: 256 x the targets' distances stay in the CPU's cache
+
+
+def _within(dx: np.ndarray, dy: np.ndarray, squared: np.ndarray, limit: float) -> np.ndarray:
+    """Per row of ``dx``/``dy`` (``squared``: dx * dx + dy * dy), how many pairs have
+    ``np.hypot(dx, dy) <= limit``: the counts hypot gives, at a fraction of its cost. The squared distance
+    (within a few ulps of hypot's square) decides every pair outside a 1e-9 relative band round the limit,
+    and hypot itself the few pairs inside the band."""
+    if limit < 0:
+        return np.zeros(len(dx), dtype=np.int64)
+    low, high = limit * limit * (1.0 - 1e-9), limit * limit * (1.0 + 1e-9)
+    counts = np.count_nonzero(squared < low, axis=1)
+    band = squared >= low
+    band &= squared <= high
+    if band.any():
+        band_rows, band_cols = np.nonzero(band)
+        exact = np.hypot(dx[band_rows, band_cols], dy[band_rows, band_cols]) <= limit
+        counts += np.bincount(band_rows[exact], minlength=len(dx))
+    return counts
+
+
 def _count_best(points: np.ndarray, targets: np.ndarray, tau: float) -> tuple[tuple[int, int], np.ndarray]:
-    """The candidate covering the most targets (ties: the most with room to spare), and its (loose, tight) counts."""
+    """The candidate covering the most targets (ties: the most with room to spare), and its (loose, tight) counts.
+
+    A target is covered when ``np.hypot`` of its offset from the candidate is at most tau (loose: tau + EPS;
+    tight: tau - 1e-9); :func:`_within` counts the same pairs without computing every hypot."""
     best: tuple[int, int] = (-1, -1)
     where = points[0]
-    for start in range(0, len(points), 2048):
-        chunk = points[start : start + 2048]
-        gaps = np.hypot(*(chunk[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
-        loose, tight = (gaps <= tau + EPS).sum(axis=1), (gaps <= tau - 1e-9).sum(axis=1)
+    tx, ty = targets[:, 0][None, :], targets[:, 1][None, :]
+    for start in range(0, len(points), CHUNK):
+        chunk = points[start : start + CHUNK]
+        dx, dy = chunk[:, 0][:, None] - tx, chunk[:, 1][:, None] - ty
+        squared = dx * dx + dy * dy
+        loose, tight = _within(dx, dy, squared, tau + EPS), _within(dx, dy, squared, tau - 1e-9)
         k = int((loose * (len(targets) + 1) + tight).argmax())
         if (int(loose[k]), int(tight[k])) > best:
             best, where = (int(loose[k]), int(tight[k])), chunk[k]
@@ -276,16 +302,96 @@ def _cells(values: tuple[np.ndarray, np.ndarray], edges: np.ndarray, closed_end:
     return lo, hi
 
 
+def _all_region_rects(rows: Sequence[Row]) -> tuple[np.ndarray, ...] | None:
+    """Every rectangle of every row's region (:func:`_region_rects`, all rows at once: the masks' runs read off
+    their run lengths together), as arrays x0, x1, y0, y1, closed; None when no row has a target part. A bad
+    mask is left to :func:`_region_rects`, which names it."""
+    boxes: list[list[float]] = []  # (y0, x0, x1, y1, cx, cy, d) of each box region
+    masks: list[tuple[Sequence[int], list[float], float, float, float]] = []  # (counts, box, cx, cy, d)
+    for row in rows:
+        part = target_part(row)
+        if part is None:
+            continue
+        frame = (row["width"] / 2.0, row["height"] / 2.0, math.hypot(row["width"], row["height"]))  # cx, cy, d
+        mask = target_mask(part)
+        if mask is None:
+            bx0, bx1 = sorted((part["bbox_xyxy"][0], part["bbox_xyxy"][2]))
+            by0, by1 = sorted((part["bbox_xyxy"][1], part["bbox_xyxy"][3]))
+            boxes.append([by0, bx0, bx1, by1, *frame])
+        else:
+            masks.append((mask[0], mask[1], *frame))
+    if not boxes and not masks:
+        return None
+    mask_runs = _mask_runs(masks)
+    if mask_runs is None:  # a bad mask: the row-by-row path, which raises naming the row
+        regions = [r for r in (_region_rects(row) for row in rows) if r is not None]
+        return tuple(np.concatenate([np.asarray(r[k], dtype=np.float64) for r in regions]) for k in range(4)) + (
+            np.concatenate([np.full(len(r[0]), r[4]) for r in regions]),
+        )
+    box = np.array(boxes, dtype=np.float64).reshape(-1, 7)
+    runs = np.concatenate([box, mask_runs])
+    y, x0, x1, y1, cx, cy, d = (runs[:, k] for k in range(7))
+    closed = np.concatenate([np.ones(len(box), dtype=bool), np.zeros(len(mask_runs), dtype=bool)])
+    return (x0 - cx) / d, (x1 - cx) / d, (y - cy) / d, (y1 - cy) / d, closed
+
+
+def _mask_runs(masks: Sequence[tuple[Sequence[int], list[float], float, float, float]]) -> np.ndarray | None:
+    """(row, first col, last col + 1, row + 1, cx, cy, d) of every horizontal run of every mask, in image
+    pixels (``mask_rle.row_runs`` of each, at once); None when a mask's run lengths do not cover its box."""
+    if not masks:
+        return np.zeros((0, 7), dtype=np.float64)
+    sizes = []
+    for _, box, _, _, _ in masks:
+        if (
+            len(box) != 4
+            or any(not math.isfinite(v) or v != int(v) for v in box)
+            or box[2] <= box[0]
+            or box[3] <= box[1]
+        ):
+            return None
+        sizes.append((int(box[0]), int(box[1]), int(box[2]) - int(box[0]), int(box[3]) - int(box[1])))
+    frame = np.array(sizes, dtype=np.int64).reshape(-1, 4)
+    bx, by, w, h = frame[:, 0], frame[:, 1], frame[:, 2], frame[:, 3]
+    per_mask = np.array([len(m[0]) for m in masks], dtype=np.int64)
+    lengths = np.fromiter((c for m in masks for c in m[0]), dtype=np.int64, count=int(per_mask.sum()))
+    mask_of = np.repeat(np.arange(len(masks)), per_mask)
+    first = np.cumsum(per_mask) - per_mask  # index of each mask's first run
+    totals = np.bincount(mask_of, weights=lengths, minlength=len(masks))  # exact: far below 2**53
+    if (lengths < 0).any() or (totals != w * h).any():
+        return None
+    running = np.cumsum(lengths)  # every mask has runs here (its box has pixels)
+    ends = running - np.repeat(running[first] - lengths[first], per_mask)  # each run's end inside its own mask
+    inside = ((np.arange(len(lengths)) - first[mask_of]) % 2 == 1) & (lengths > 0)
+    starts, stops, owner = (ends - lengths)[inside], ends[inside], mask_of[inside]
+    if starts.size > 1:  # a 1-run starting where the last one stopped, in the same mask, continues it
+        joined = np.concatenate(([True], (starts[1:] != stops[:-1]) | (owner[1:] != owner[:-1])))
+        starts, stops, owner = starts[joined], stops[np.concatenate((joined[1:], [True]))], owner[joined]
+    width = w[owner]
+    first_row, last_row = starts // width, (stops - 1) // width
+    pieces = last_row - first_row + 1
+    run = np.repeat(np.arange(len(starts)), pieces)
+    line = first_row[run] + (np.arange(len(run)) - np.repeat(np.cumsum(pieces) - pieces, pieces))
+    width, owner = width[run], owner[run]
+    begin = np.maximum(starts[run], line * width) - line * width
+    end = np.minimum(stops[run], (line + 1) * width) - line * width
+    meta = np.array([m[2:] for m in masks], dtype=np.float64).reshape(-1, 3)[owner]
+    row = (line + by[owner]).astype(np.float64)
+    return np.column_stack(
+        [row, (begin + bx[owner]).astype(np.float64), (end + bx[owner]).astype(np.float64), row + 1.0, meta]
+    )
+
+
 def _best_in_regions(rows: Sequence[Row]) -> tuple[float, float] | None:
     """The offset inside the most target regions (masks or boxes): counted on the plane cut at every
     rectangle edge, with a 2-D prefix sum. A row's rectangles are disjoint, so a row counts once."""
-    regions = [r for r in (_region_rects(row) for row in rows) if r is not None]
-    if not regions:
+    found = _all_region_rects(rows)
+    if found is None:
         return None
-    xs = np.unique(np.concatenate([v for r in regions for v in (r[0], r[1])]))
-    ys = np.unique(np.concatenate([v for r in regions for v in (r[2], r[3])]))
-    spans = [(*_cells((x0, x1), xs, closed), *_cells((y0, y1), ys, closed)) for x0, x1, y0, y1, closed in regions]
-    c0, c1, r0, r1 = (np.concatenate([s[k] for s in spans]) for k in range(4))
+    x0, x1, y0, y1, closed = found
+    xs, ys = np.unique(np.concatenate([x0, x1])), np.unique(np.concatenate([y0, y1]))
+    open_end = (~closed).astype(np.int64)  # a half-open span [a, b) stops before b's cell
+    c0, c1 = 2 * np.searchsorted(xs, x0), 2 * np.searchsorted(xs, x1) - open_end
+    r0, r1 = 2 * np.searchsorted(ys, y0), 2 * np.searchsorted(ys, y1) - open_end
     grid = np.zeros((2 * len(ys) + 1, 2 * len(xs) + 1), dtype=np.int32)
     np.add.at(grid, (r0, c0), 1)
     np.add.at(grid, (r0, c1 + 1), -1)

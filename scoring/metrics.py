@@ -112,7 +112,7 @@ MEAN_OF_POINTS_NOTE = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Scored:
     """One prediction joined to its row."""
 
@@ -126,6 +126,7 @@ class Scored:
 # --- part selection ------------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1 << 16)  # a few distinct part ids and categories, compared on every row
 def _norm(text: str) -> str:
     return re.sub(r"[\s_\-]+", "_", text.strip().lower())
 
@@ -449,18 +450,62 @@ def _free_form(
     ]
 
 
-def _localization(
-    head: Mapping[str, Any], items: Sequence[Scored], condition: str, seed: int, resamples: int
-) -> list[dict[str, Any]]:
-    rows = [s.row for s in items]
-    n = len(items)
+class RowSetMemo:
+    """Figures that depend on a group's rows only, computed once per distinct row list within one :func:`score`
+    call: the groups of one model's conditions, and every model's group of one condition, share the same rows
+    (the same row objects in the same order), so their baselines are the same numbers."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[str, tuple[int, ...]], tuple[Sequence[Row], Any]] = {}
+
+    def get(self, name: str, rows: Sequence[Row], compute: Callable[[], Any]) -> Any:
+        key = (name, tuple(id(r) for r in rows))
+        found = self._seen.get(key)
+        if found is None:
+            found = (rows, compute())  # the rows are kept alive with the result, so their ids stay theirs
+            self._seen[key] = found
+        return found[1]
+
+
+def _localization_baselines(rows: Sequence[Row]) -> dict[str, Any]:
+    """The localization figures of constant answers on these rows (no model answer involved)."""
+    n = len(rows)
     tau = localization_tau(rows)
-    distances = [target_distance(s.answer, s.row) for s in items]
-    within = [d is not None and tau is not None and d <= tau for d in distances]
     image_d = [r["baselines"]["image_center_distance"] for r in rows]
     object_d = [r["baselines"]["object_center_distance"] for r in rows]
     object_known = [d for d in object_d if d is not None]
     _, best_c = best_constant_at_tau(rows, tau)
+    _, region_c = best_constant_in_region(rows)
+    return {
+        "tau": tau,
+        "image_d": image_d,
+        "object_known": object_known,
+        "tau_image_center": rate(sum(tau is not None and d <= tau for d in image_d), n),
+        "tau_object_center": rate(sum(tau is not None and d <= tau for d in object_known), len(object_known)),
+        "tau_best_constant": rate(hits_at_tau(rows, best_c, tau), n),
+        "region_geometry": region_geometry(rows),
+        "region_image_center": rate(sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows), n),
+        "region_object_center": rate(sum(in_target_region(r, object_centre(r)) for r in rows), n),
+        "region_best_constant": rate(
+            0 if region_c is None else sum(in_target_region(r, constant_point(r, region_c)) for r in rows), n
+        ),
+    }
+
+
+def _localization(
+    head: Mapping[str, Any],
+    items: Sequence[Scored],
+    condition: str,
+    seed: int,
+    resamples: int,
+    memo: RowSetMemo | None = None,
+) -> list[dict[str, Any]]:
+    rows = [s.row for s in items]
+    n = len(items)
+    fixed = (memo or RowSetMemo()).get("localization", rows, lambda: _localization_baselines(rows))
+    tau, image_d, object_known = fixed["tau"], fixed["image_d"], fixed["object_known"]
+    distances = [target_distance(s.answer, s.row) for s in items]
+    within = [d is not None and tau is not None and d <= tau for d in distances]
     echo = supplies_region(condition)
     loc: dict[str, Any] = {"measures": "echo" if echo else "localization", "note": ECHO_NOTE if echo else None}
     out = [
@@ -472,13 +517,12 @@ def _localization(
             seed,
             resamples,
             tau=tau,
-            baseline_image_center=rate(sum(tau is not None and d <= tau for d in image_d), n),
-            baseline_object_center=rate(sum(tau is not None and d <= tau for d in object_known), len(object_known)),
-            baseline_best_constant=rate(hits_at_tau(rows, best_c, tau), n),
+            baseline_image_center=fixed["tau_image_center"],
+            baseline_object_center=fixed["tau_object_center"],
+            baseline_best_constant=fixed["tau_best_constant"],
             **loc,
         )
     ]
-    _, region_c = best_constant_in_region(rows)
     region = [in_target_region(s.row, s.answer.location) for s in items]
     out.append(
         _rated(
@@ -488,14 +532,10 @@ def _localization(
             region,
             seed,
             resamples,
-            detail=region_geometry(rows),
-            baseline_image_center=rate(
-                sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows), n
-            ),
-            baseline_object_center=rate(sum(in_target_region(r, object_centre(r)) for r in rows), n),
-            baseline_best_constant=rate(
-                0 if region_c is None else sum(in_target_region(r, constant_point(r, region_c)) for r in rows), n
-            ),
+            detail=fixed["region_geometry"],
+            baseline_image_center=fixed["region_image_center"],
+            baseline_object_center=fixed["region_object_center"],
+            baseline_best_constant=fixed["region_best_constant"],
             measures=loc["measures"],
             note=(ECHO_NOTE + "; " if echo else "") + REGION_NOTE,
         )
@@ -556,10 +596,31 @@ def _mean_of_points(
     )
 
 
+def _blind_columns(rows: Sequence[Row], keys: Sequence[str]) -> dict[str, Any]:
+    """The answer-free baselines of these rows when the prompt supplies ``keys``: majority, blind bound and its
+    estimate (the same for every condition supplying the same keys)."""
+    _, maj_count, n = majority(r["target_action"] for r in rows)
+    bound_count, _ = blind_bound(rows, keys)
+    loo_count, _ = loo_blind_estimate(rows, keys)
+    singletons, distinct = singleton_keys(rows, keys)
+    return {
+        "baseline_majority": rate(maj_count, n),
+        "blind_bound": rate(bound_count, n),
+        "blind_estimate_loo": rate(loo_count, n),
+        "singleton_keys": f"{singletons}/{distinct}",
+    }
+
+
 def group_metrics(
-    head: Mapping[str, Any], items: Sequence[Scored], seed: int, resamples: int, subset: bool = False
+    head: Mapping[str, Any],
+    items: Sequence[Scored],
+    seed: int,
+    resamples: int,
+    subset: bool = False,
+    memo: RowSetMemo | None = None,
 ) -> list[dict]:
-    """Every metric of one (model, config, stratum, condition) group (``items``: every expected row)."""
+    """Every metric of one (model, config, stratum, condition) group (``items``: every expected row);
+    ``memo`` shares the figures of the rows alone between groups of the same rows."""
     condition = str(head["condition"])
     base = base_condition(condition)
     out = [_coverage(head, items, subset)]
@@ -568,18 +629,10 @@ def group_metrics(
     if base == GUI:
         return out + gui_metrics(head, [s.row for s in items], [s.answer for s in items], _entry, seed, resamples)
     rows = [s.row for s in items]
+    n = len(rows)
     keys = supplied_keys(condition)
-    _, maj_count, n = majority(r["target_action"] for r in rows)
-    bound_count, _ = blind_bound(rows, keys)
-    loo_count, _ = loo_blind_estimate(rows, keys)
-    singletons, distinct = singleton_keys(rows, keys)
-    columns = {
-        "baseline_majority": rate(maj_count, n),
-        "blind_bound": rate(bound_count, n),
-        "blind_estimate_loo": rate(loo_count, n),
-        "singleton_keys": f"{singletons}/{distinct}",
-        "leakage": category_leakage(rows, condition),
-    }
+    columns = dict((memo or RowSetMemo()).get(f"blind {keys}", rows, lambda: _blind_columns(rows, keys)))
+    columns["leakage"] = category_leakage(rows, condition)
     if base == FREE_FORM:
         return out + _free_form(head, items, columns, seed, resamples)
 
@@ -612,7 +665,7 @@ def group_metrics(
     out.append(
         _rated(head, "action_accuracy_given_exact_part_named", items, correct, seed, resamples, included=named_exact)
     )
-    out.extend(_localization(head, items, condition, seed, resamples))
+    out.extend(_localization(head, items, condition, seed, resamples, memo))
     if base == COUNTERFACTUAL:
         out.extend(_counterfactual(head, items, seed, resamples))
     return out
@@ -629,9 +682,10 @@ def score(items: Sequence[Scored], seed: int = 0, resamples: int = 1000, subset:
         groups[(s.model, s.config, str(s.row["stratum"]), s.condition)].append(s)
     out: list[dict[str, Any]] = []
     suites: dict[str, list[tuple[str, float]]] = defaultdict(list)
+    memo = RowSetMemo()
     for (model, config, stratum, condition), members in sorted(groups.items()):
         head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
-        metrics = group_metrics(head, members, seed, resamples, subset)
+        metrics = group_metrics(head, members, seed, resamples, subset, memo)
         out.extend(metrics)
         for m in metrics:
             if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:

@@ -32,8 +32,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from groundbench.schemas.vocab import NO_ACTION, normalize_action
@@ -53,7 +55,7 @@ POINT_ONLY = "point_only"
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Answer:
     status: str
     part: str | None = None
@@ -115,8 +117,20 @@ def read_numbers(value: Any, length: int) -> tuple[tuple[float, ...] | None, boo
     return tuple(n for n in numbers if n is not None), strings
 
 
+_SCALARS = (str, int, bool, type(None))
+
+
 def non_finite(value: Any) -> bool:
     """Does a JSON value hold NaN or an infinity anywhere (Python's json reads those bare tokens)?"""
+    kind = type(value)
+    if kind is float:
+        return not math.isfinite(value)
+    if kind in _SCALARS:
+        return False
+    if kind is dict:  # the common case, without the Mapping check's cost
+        return any(non_finite(v) for v in value.values() if type(v) not in _SCALARS)
+    if kind is list:
+        return any(non_finite(v) for v in value if type(v) not in _SCALARS)
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, Mapping):
@@ -128,6 +142,15 @@ def non_finite(value: Any) -> bool:
 
 def finite_json(value: Any) -> Any:
     """``value`` with every NaN or infinity replaced by null, so the report is strict JSON."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is dict:
+        return {k: v if type(v) in _SCALARS else finite_json(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _SCALARS else finite_json(v) for v in value]
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
@@ -135,6 +158,16 @@ def finite_json(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [finite_json(v) for v in value]
     return value
+
+
+@lru_cache(maxsize=1 << 12)
+def _action(raw: str | None) -> str:
+    return normalize_action(raw)
+
+
+def _shared(text: str) -> str:
+    """One string object per short name, however many answers give it (a million answers: memory, not meaning)."""
+    return sys.intern(text) if len(text) <= 64 else text
 
 
 def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
@@ -149,9 +182,9 @@ def answer_from_fields(fields: dict[str, Any], status: str) -> Answer:
     text = fields.get("text")
     return Answer(
         status=status,
-        part=None if part is None else str(part),
-        action=normalize_action(action_raw),
-        action_raw=action_raw,
+        part=None if part is None else _shared(str(part)),
+        action=_action(action_raw),
+        action_raw=None if action_raw is None else _shared(action_raw),
         point=None if point is None else (point[0], point[1]),
         box=None if box is None else (box[0], box[1], box[2], box[3]),
         text=text if isinstance(text, str) else None,

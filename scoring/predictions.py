@@ -27,7 +27,7 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from groundbench.scoring.formats.read import gui_answer, part_answer
 from groundbench.scoring.gate import GATE_FIELDS, Gate, line_gate_fields, mismatches
 from groundbench.scoring.gui import official_answer, usable
 from groundbench.scoring.gui_rules import BOX_KEYS, FLAT_BOX_KEYS, POINT_KEYS, TEXT_KEYS
+from groundbench.scoring.kept import KeptRecords
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import (
     FIELDS,
@@ -89,15 +90,48 @@ class Unreadable:
 
 def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
     """(where, parsed JSON value, or :class:`Unreadable`) per non-blank line of a predictions JSONL file; a
-    file that is not JSON Lines at all (CSV, one JSON array or object) is one error (:func:`not_json_lines`)."""
+    file that is not JSON Lines at all (CSV, one JSON array or object) is one error (:func:`not_json_lines`).
+
+    Read a line at a time (a predictions file is never held whole): lines are what ``str.splitlines`` makes of
+    the file's text. Only a file whose first line is no JSON object is read whole, to say what it is."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as handle:
+            first = _first_line(handle)
+            if first is not None and not isinstance(first, Mapping):
+                text = _whole(path)
+                problem = not_json_lines(text)
+                if problem is not None:
+                    raise GroundBenchError(path, "file", problem)
+                yield from _parsed(path, text.splitlines())
+                return
+            handle.seek(0)
+            yield from _parsed(path, (line for physical in handle for line in physical.splitlines()))
+    except (OSError, UnicodeDecodeError) as exc:
+        _whole(path)  # the error whole-file reading gives (a decode error's position in the file, not the buffer)
+        raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
+
+
+def _whole(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
-    problem = not_json_lines(text)
-    if problem is not None:
-        raise GroundBenchError(path, "file", problem)
-    for number, raw_line in enumerate(text.splitlines(), start=1):
+
+
+def _first_line(handle: Any) -> Any:
+    """The first non-blank line's JSON value (:class:`Unreadable` if it is none), or None when every line is blank."""
+    for physical in handle:
+        for line in physical.splitlines():
+            if line.strip():
+                try:
+                    return json.loads(line)
+                except ValueError:
+                    return Unreadable("")
+    return None
+
+
+def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    for number, raw_line in enumerate(lines, start=1):
         if not raw_line.strip():
             continue
         where = f"{path}: line {number}"
@@ -301,6 +335,13 @@ class Context:
     strict: bool
     allow_gate_mismatch: bool
     default: AnswerFormat  # reads every line that names no format of its own
+    templates: dict[str, str] = field(default_factory=dict)  # condition -> its template's hash, hashed once
+
+    def template(self, condition: str) -> str:
+        found = self.templates.get(condition)
+        if found is None:
+            found = self.templates[condition] = template_hash(condition)
+        return found
 
 
 @dataclass(frozen=True)
@@ -339,7 +380,7 @@ class Joined:
     """Prediction lines joined to their rows, with what the report must say about them."""
 
     items: list[Scored] = field(default_factory=list)
-    kept: list[dict[str, Any]] = field(default_factory=list)
+    kept: KeptRecords = field(default_factory=KeptRecords)  # the report's record of each item, as JSON text
     excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (gated, not scored)
     lines: int = 0  # every line read, before anything is dropped
     gated_lines: int = 0  # lines carrying at least one gate field (counted over every line)
@@ -370,7 +411,7 @@ class Joined:
         """Record a good line: its model's format and profile, its template, and its answer (or its exclusion)."""
         model, condition = read.key.model, read.key.condition
         first = self.formats.setdefault(model, read.fmt)
-        if first.spec != read.fmt.spec and self.format_conflict is None:
+        if first is not read.fmt and first.spec != read.fmt.spec and self.format_conflict is None:
             self.format_conflict = (
                 f"model {model!r} has lines in two answer formats ({first.spec} and {read.fmt.spec}, {read.where}): "
                 "one model, one format (give each format's lines their own model name)"
@@ -384,8 +425,11 @@ class Joined:
                 {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
             )
             return
-        self.items.append(Scored(model, read.config, condition, read.row, read.answer))
         self.kept.append(_kept(read, read.answer))
+        answer = read.answer
+        if answer.record is not None and base_condition(condition) != GUI:
+            answer = replace(answer, record=None)  # read again only by the GUI rules; the report has it already
+        self.items.append(Scored(model, read.config, condition, read.row, answer))
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
             if len(sample) < SAMPLE:
@@ -425,7 +469,13 @@ def _identify(line: Any, rows: Rows) -> Key:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
     if not isinstance(condition, str) or not is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
-    return Key(model, example_id, condition)
+    # One string object per model, row and condition, however many lines name them (memory, not meaning).
+    return Key(
+        _SHARED.setdefault(model, model), rows[example_id][1]["example_id"], _SHARED.setdefault(condition, condition)
+    )
+
+
+_SHARED: dict[str, str] = {}  # the model and condition names lines use: a few strings
 
 
 def join(
@@ -467,7 +517,7 @@ def _read_line(where: str, line: Mapping[str, Any], key: Key, context: Context) 
     """One identified line, top-down: its row, the format that reads it, the gate, then its answer."""
     config, row = context.rows[key.example_id]
     fmt, profile = _line_format(line, context.default)
-    template = template_hash(key.condition) if profile is None else profile.template_hash(key.condition)
+    template = context.template(key.condition) if profile is None else profile.template_hash(key.condition)
     wrong = _gate_mismatches(line, context, config, template, row)
     answer = None
     if not row.get("excluded"):  # an excluded row's line is gated and counted, never scored
@@ -505,9 +555,12 @@ def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[Answer
     return (default if profile is None else profile.format), profile
 
 
-def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str, str]]]:
-    """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers."""
-    predicted = {(s.model, s.config, s.condition, s.row["example_id"]) for s in items}
+def expand(
+    items: list[Scored], rows: Rows, seen: set[tuple[str, str, str]] | None = None
+) -> tuple[list[Scored], list[dict[str, str]]]:
+    """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers.
+    ``seen``: the join's (model, example id, condition) of every line, if at hand (not built again)."""
+    predicted = seen if seen is not None else {(s.model, s.row["example_id"], s.condition) for s in items}
     groups = sorted({(s.model, s.config, s.condition) for s in items})
     by_config: dict[str, list[dict[str, Any]]] = {}
     for config, row in rows.values():
@@ -516,7 +569,7 @@ def expand(items: list[Scored], rows: Rows) -> tuple[list[Scored], list[dict[str
     missing: list[dict[str, str]] = []
     for model, config, condition in groups:
         for row in sorted(by_config.get(config, []), key=lambda r: r["example_id"]):
-            if row_allows(row, condition) and (model, config, condition, row["example_id"]) not in predicted:
+            if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted:
                 full.append(Scored(model, config, condition, row, Answer(status=MISSING)))
                 missing.append(
                     {"model": model, "config": config, "condition": condition, "example_id": row["example_id"]}

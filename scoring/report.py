@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from groundbench.core.atomic import atomic_file, write_text
+from groundbench.core.jsonindent import write_indented
 from groundbench.scoring.gui import MEAN_OF_SUITES, POINTERBENCH_CONFIGS
 from groundbench.scoring.headline import BASELINES, headlines
 
@@ -150,28 +150,21 @@ def provenance_lines(gate: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-JSON_WRITE_CHARS = 1 << 20  # encoded and written a megabyte of text at a time
+def write_json(path: Path, payload: Mapping[str, Any], finite: bool = False) -> None:
+    """Strict JSON, the bytes of ``json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False) + "\n"``:
+    a NaN or infinity is refused (``finite``: written as null, as ``scoring.parse.finite_json`` would make it).
 
-
-def write_json(path: Path, payload: Mapping[str, Any]) -> None:
-    """Strict JSON: a NaN or infinity is refused here (the report replaces them with null before).
-
-    Written as it is encoded (the bytes of ``json.dumps(payload, indent=1, ...) + "\n"``), so a large report
-    is never held whole as text and again as bytes; atomically, so a refused value leaves nothing. A reply's
-    lone surrogate (a part name the model answered), which has no UTF-8 form, is written as its JSON escape
-    (``\\ud800``), which reads back to the same text."""
-    encoder = json.JSONEncoder(indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    Written as it is encoded (``groundbench.core.jsonindent``), so a large report is never held whole as text
+    and again as bytes; atomically, so a refused value leaves nothing. A reply's lone surrogate (a part name
+    the model answered), which has no UTF-8 form, is written as its JSON escape (``\\ud800``), which reads back
+    to the same text."""
     with atomic_file(path, "wb") as handle:
-        pending: list[str] = []
-        size = 0
-        for chunk in encoder.iterencode(payload):
-            pending.append(chunk)
-            size += len(chunk)
-            if size >= JSON_WRITE_CHARS:
-                handle.write("".join(pending).encode("utf-8", "backslashreplace"))
-                pending, size = [], 0
-        pending.append("\n")
-        handle.write("".join(pending).encode("utf-8", "backslashreplace"))
+
+        def write(text: str) -> None:
+            handle.write(text.encode("utf-8", "backslashreplace"))
+
+        write_indented(payload, write, indent=1, finite=finite)
+        write("\n")
 
 
 GATE_COLUMNS = ("dataset_version", "manifest_sha256", "template_sha256", "package_version")

@@ -67,7 +67,7 @@ def run_score(
 
 def write_outputs(report: ScoreReport, outputs: ScoreOutputs) -> None:
     if outputs.json is not None:
-        write_json(outputs.json, report.to_dict())
+        write_json(outputs.json, report.parts(), finite=True)
     if outputs.csv is not None:
         write_csv(outputs.csv, report.metrics, report.gate, report.synthetic_configs)
     if outputs.missing is not None:

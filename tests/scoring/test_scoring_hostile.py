@@ -258,12 +258,13 @@ def test_a_synthetic_build_says_so_in_every_score_output(
 def test_the_json_report_is_written_as_encoded_and_a_refused_value_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--json`` is streamed in pieces (here a few characters each) yet holds exactly ``json.dumps``'s bytes."""
+    """``--json`` is streamed in pieces (here a few strings each) yet holds exactly ``json.dumps``'s bytes."""
     import math
 
+    from groundbench.core import jsonindent
     from groundbench.scoring import report
 
-    monkeypatch.setattr(report, "JSON_WRITE_CHARS", 7)
+    monkeypatch.setattr(jsonindent, "FLUSH_PIECES", 3)
     payload = {"metrics": [{"b": 1.5, "a": "é\u2028ü", "n": None, "l": [1, {"z": True}]}] * 30, "k": {}}
     report.write_json(tmp_path / "a.json", payload)
     expected = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"

@@ -1,0 +1,327 @@
+"""``score``'s fast paths give the figures and bytes the plain ones gave (issue 43, target 5).
+
+Each fast path is checked against the plain code it replaced, written out again here: the best constant's
+counts (squared distances, hypot only near tau), mask runs read off the counts, finite_json / non_finite, the
+predictions file read a line at a time, the report's records kept as JSON text and ``--json`` written by
+``groundbench.core.jsonindent``; the groups of one row list sharing their baselines (``RowSetMemo``); and a whole
+report on the hand-made folder, its ``--json`` equal to ``json.dumps`` of ``to_dict()``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from groundbench.core.jsonindent import dumps_indented, write_indented
+from groundbench.errors import GroundBenchError
+from groundbench.schemas import mask_rle
+from groundbench.scoring import localization, metrics
+from groundbench.scoring.api import score_file
+from groundbench.scoring.gate import folder_gate
+from groundbench.scoring.kept import KeptRecords
+from groundbench.scoring.parse import finite_json, non_finite
+from groundbench.scoring.predictions import Unreadable, expand, join, not_json_lines, read_prediction_lines, read_rows
+from groundbench.scoring.run import ScoreOutputs, write_outputs
+from tests.scoring.test_scoring_hand import PREDICTIONS, _write_folder
+
+# --- the plain code, as it was ------------------------------------------------------------------------
+
+
+def plain_count_best(points: np.ndarray, targets: np.ndarray, tau: float) -> tuple[tuple[int, int], np.ndarray]:
+    best: tuple[int, int] = (-1, -1)
+    where = points[0]
+    for start in range(0, len(points), 2048):
+        chunk = points[start : start + 2048]
+        gaps = np.hypot(*(chunk[:, None, :] - targets[None, :, :]).transpose(2, 0, 1))
+        loose, tight = (gaps <= tau + localization.EPS).sum(axis=1), (gaps <= tau - 1e-9).sum(axis=1)
+        k = int((loose * (len(targets) + 1) + tight).argmax())
+        if (int(loose[k]), int(tight[k])) > best:
+            best, where = (int(loose[k]), int(tight[k])), chunk[k]
+    return best, where
+
+
+def plain_row_runs(counts: list[int], box: list[float]) -> np.ndarray:
+    crop = mask_rle.decode(counts, box)
+    step = np.diff(np.pad(crop.view(np.int8), ((0, 0), (1, 1))), axis=1)
+    starts_r, starts_c = np.nonzero(step == 1)
+    _, ends_c = np.nonzero(step == -1)
+    x0, y0 = int(box[0]), int(box[1])
+    return np.stack([starts_r + y0, starts_c + x0, ends_c + x0], axis=1).astype(np.int64)
+
+
+def plain_region_rects(rows: list[dict[str, Any]]) -> tuple[np.ndarray, ...] | None:
+    """Each row's rectangles one row at a time (``_region_rects``), concatenated."""
+    regions = [r for r in (localization._region_rects(row) for row in rows) if r is not None]
+    if not regions:
+        return None
+    arrays = [np.concatenate([np.asarray(r[k], dtype=np.float64) for r in regions]) for k in range(4)]
+    return (*arrays, np.concatenate([np.full(len(r[0]), r[4]) for r in regions]))
+
+
+def plain_non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(plain_non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(plain_non_finite(v) for v in value)
+    return False
+
+
+def plain_finite_json(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {k: plain_finite_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_finite_json(v) for v in value]
+    return value
+
+
+def plain_read_lines(path: Path) -> list[tuple[str, Any]]:
+    """The whole file read, then split with str.splitlines (errors as the reader raised them)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
+    problem = not_json_lines(text)
+    if problem is not None:
+        raise GroundBenchError(path, "file", problem)
+    out: list[tuple[str, Any]] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.strip():
+            try:
+                out.append((f"{path}: line {number}", json.loads(raw)))
+            except ValueError as exc:
+                out.append((f"{path}: line {number}", f"expected one JSON object ({exc})"))
+    return out
+
+
+def plain_dumps(value: Any) -> str:
+    return json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+# --- the fast paths against them ------------------------------------------------------------------------
+
+
+def test_the_best_constant_counts_are_hypots_counts_also_on_the_rim() -> None:
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        targets = rng.normal(0.0, 0.2, size=(int(rng.integers(1, 300)), 2))
+        if trial % 3 == 0:
+            targets = np.round(targets * 8) / 8  # coincident targets and exact ties
+        tau = float(np.median(np.hypot(*(targets - targets.mean(axis=0)).T))) if trial != 5 else 0.0
+        # candidates on the rims (circle intersections), the targets themselves and points around them
+        points = np.concatenate(
+            [localization._exact_candidates(targets[:40], tau), targets, rng.normal(0, 0.3, (600, 2))]
+        )
+        assert localization._count_best(points, targets, tau)[0] == plain_count_best(points, targets, tau)[0]
+        fast, plain = localization._count_best(points, targets, tau)[1], plain_count_best(points, targets, tau)[1]
+        assert fast.tolist() == plain.tolist()
+
+
+def test_mask_runs_read_off_the_counts_are_the_decoded_masks_runs() -> None:
+    rng = random.Random(11)
+    for _ in range(3000):
+        w, h = rng.randint(1, 9), rng.randint(1, 9)
+        counts, left = [], w * h
+        while left > 0:
+            run = min(left, rng.choice([0, 0, 1, 2, 3, w, w + 1, 2 * w]))
+            counts.append(run)
+            left -= run
+        counts = ([0] if rng.random() < 0.3 else []) + counts + ([0] if rng.random() < 0.3 else [])
+        x0, y0 = rng.randint(0, 40), rng.randint(0, 40)
+        box = [x0, y0, x0 + w, y0 + h]
+        assert mask_rle.row_runs(counts, box).tolist() == plain_row_runs(counts, box).tolist(), (counts, box)
+    with pytest.raises(GroundBenchError, match="add up to the box's 2x2 = 4 pixels, got 3"):
+        mask_rle.row_runs([1, 2], [0, 0, 2, 2])
+    with pytest.raises(GroundBenchError, match="must be >= 0"):
+        mask_rle.row_runs([5, -1], [0, 0, 2, 2])
+
+
+def _region_row(rng: random.Random, index: int) -> dict[str, Any]:
+    w, h = rng.randint(1, 7), rng.randint(1, 7)
+    x0, y0 = rng.randint(0, 30), rng.randint(0, 30)
+    counts, left = [], w * h
+    while left > 0:
+        run = min(left, rng.choice([0, 1, 2, 3, w, w + 1]))
+        counts.append(run)
+        left -= run
+    part: dict[str, Any] = {"part_id": "t", "bbox_xyxy": [x0 + w, y0 - 1.5, x0, y0 + h]}
+    if rng.random() < 0.7:
+        part.update(mask_rle=counts, visible_bbox_xyxy=[x0, y0, x0 + w, y0 + h])
+    parts = [part] if rng.random() < 0.95 else []
+    return {"example_id": f"r{index}", "width": 40 + index % 7, "height": 37, "target_part_id": "t", "parts": parts}
+
+
+def test_every_rows_region_at_once_is_each_rows_region() -> None:
+    rng = random.Random(5)
+    for size in (0, 1, 2, 9, 60, 300):
+        rows = [_region_row(rng, i) for i in range(size)]
+        fast, plain = localization._all_region_rects(rows), plain_region_rects(rows)
+        assert (fast is None) == (plain is None)
+        if fast is not None and plain is not None:
+            order = np.lexsort(fast[::-1])  # the same rectangles (order is free: they are counted, not listed)
+            assert [a[order].tolist() for a in fast] == [a[np.lexsort(plain[::-1])].tolist() for a in plain]
+    bad = _region_row(random.Random(1), 0)
+    bad["parts"][0].update(mask_rle=[1, 2], visible_bbox_xyxy=[0, 0, 2, 2])
+    with pytest.raises(GroundBenchError, match="r0: parts.mask_rle"):
+        localization._all_region_rects([_region_row(random.Random(2), 1), bad])
+
+
+class _Proxy(Mapping[str, Any]):
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Any:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+VALUES: list[Any] = [
+    {"a": [1, 2.5, None, True, "x"], "b": {"c": math.nan, "d": (math.inf, -0.0)}},
+    {"p": [1e16, 1e-7, -math.inf], "q": _Proxy({"z": [float("nan")], "y": "é\u2028"})},
+    [[], {}, [[[]]], {"k": {}}, "", 0, False],
+    {"n": 12345678901234567890, "s": "\ud800 lone", "f": 0.1},
+    math.nan,
+    "plain",
+    {"t": (1, (2, 3)), "nested": [{"a": 1.5}, {"b": [1, {"c": math.inf}]}]},
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_finite_json_and_non_finite_are_the_plain_walks(value: Any) -> None:
+    assert non_finite(value) == plain_non_finite(value)
+    assert repr(finite_json(value)) == repr(plain_finite_json(value))
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_indented_json_is_json_dumps(value: Any) -> None:
+    assert dumps_indented(value, finite=True) == plain_dumps(plain_finite_json(value))
+    try:
+        expected = plain_dumps(value)
+    except (ValueError, TypeError) as exc:  # a NaN refused, a mapping json cannot write
+        with pytest.raises(type(exc)):
+            dumps_indented(value)
+    else:
+        assert dumps_indented(value) == expected
+
+
+def test_indented_json_hands_what_only_json_knows_to_json() -> None:
+    odd = {"x": {1: "a", 3: [1.5]}, "y": [{2.5: "b"}], "z": {None: {}}, "w": {False: 1}}
+    assert dumps_indented(odd, indent=2) == json.dumps(odd, indent=2, sort_keys=True, ensure_ascii=False)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps_indented({"a": [object()]})
+    with pytest.raises(ValueError, match="Out of range float"):
+        dumps_indented({"a": [math.nan]})
+    pieces: list[str] = []
+    write_indented({"a": list(range(5))}, pieces.append)
+    assert "".join(pieces) == plain_dumps({"a": list(range(5))})
+
+
+def test_kept_records_read_back_as_written_and_write_as_a_list() -> None:
+    records = [{"b": i, "a": [1.5, None], "r": {"s": "é\ud800\n"}, "x": math.nan} for i in range(2500)]
+    kept = KeptRecords()
+    for record in records:
+        kept.append(record)
+    expected = [plain_finite_json(r) for r in records]
+    assert len(kept) == 2500 and list(kept) == expected and kept == expected
+    assert kept[0] == expected[0] and kept[-1] == expected[-1] and kept[10:13] == expected[10:13]
+    with pytest.raises(IndexError):
+        kept[2500]
+    assert dumps_indented({"p": kept, "q": 1}) == plain_dumps({"p": expected, "q": 1})
+    assert dumps_indented({"p": kept}, indent=3) == json.dumps(
+        {"p": expected}, indent=3, sort_keys=True, ensure_ascii=False
+    )
+    assert dumps_indented({"p": KeptRecords()}) == plain_dumps({"p": []})
+
+
+TEXTS = [
+    b"",
+    b"\n\n",
+    b'{"a":1}\n{"b":2}',
+    b'{"a":1}\r\n\r\n{"b":\n2}\r',
+    b"[1,2]",
+    b"[1,\n2]\n",
+    b'{"a":\n1}\n',
+    b"x,y\n1,2\n",
+    b'3\n{"a":1}',
+    '{"a":"x\u2028y"}\n{"b":"\x1c"}\x1c\n'.encode(),
+    b'\xef\xbb\xbf{"a":1}\n',
+    b'{"a":1}\n\xff\n',
+    b'{"a":1}\x0b{"c":3}\x0c\n\x85',
+    '{"a":1}\u2029{"b":1}\r\r\n'.encode(),
+    b'nope\n{"a":1}',
+]
+
+
+@pytest.mark.parametrize("data", TEXTS)
+def test_predictions_read_a_line_at_a_time_are_the_lines_of_the_whole_text(data: bytes, tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(data)
+
+    def streamed() -> Any:
+        return [(w, v.reason if isinstance(v, Unreadable) else v) for w, v in read_prediction_lines(path)]
+
+    try:
+        expected = plain_read_lines(path)
+    except GroundBenchError as exc:
+        with pytest.raises(GroundBenchError) as raised:
+            streamed()
+        assert str(raised.value) == str(exc)
+    else:
+        assert streamed() == expected
+
+
+def test_groups_of_the_same_rows_share_their_baselines_and_score_the_same(tmp_path: Path) -> None:
+    """Two models, same rows: the memo's figures are the ones each group computes alone."""
+    folder = _write_folder(tmp_path)
+    lines = [{**p, "model": m} for m in ("m1", "m2") for p in PREDICTIONS]
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = score_file(predictions, folder=folder, resamples=20)
+    alone: list[dict[str, Any]] = []
+    groups: dict[tuple[str, ...], list[Any]] = {}
+    rows = read_rows(folder)
+    items, _ = expand(join(read_prediction_lines(predictions), rows, folder_gate(folder)).items, rows)
+    for s in items:
+        groups.setdefault((s.model, s.config, str(s.row["stratum"]), s.condition), []).append(s)
+    for (model, config, stratum, condition), members in sorted(groups.items()):
+        head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
+        alone += metrics.group_metrics(head, members, 0, 20, False, None)
+    figures = [{k: v for k, v in m.items() if k != "answer_format"} for m in report.metrics]
+    assert plain_dumps(plain_finite_json(figures[: len(alone)])) == plain_dumps(plain_finite_json(alone))
+
+
+def test_the_json_report_is_the_plain_dump_of_to_dict(tmp_path: Path) -> None:
+    """The whole ``--json`` of a report with every kind of answer (strict, fenced, prose, free form, parsed fields,
+    GUI, a NaN, a lone surrogate) is ``json.dumps`` of ``to_dict()``, as it was written before."""
+    folder = _write_folder(tmp_path)
+    extra = [
+        {
+            "model": "m2",
+            "example_id": "a/r1",
+            "condition": "image_only",
+            "response": '{"point": [NaN, 2], "p": "\ud800"}',
+        },
+    ]
+    predictions = tmp_path / "p.jsonl"
+    lines = [{"model": "m", **p} for p in PREDICTIONS] + extra
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = score_file(predictions, folder=folder, resamples=20)
+    write_outputs(report, ScoreOutputs(json=tmp_path / "s.json"))
+    expected = plain_dumps(report.to_dict()) + "\n"
+    assert (tmp_path / "s.json").read_bytes() == expected.encode("utf-8", "backslashreplace")
+    assert len(report.predictions) == len(PREDICTIONS) + 1
