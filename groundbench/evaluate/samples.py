@@ -12,13 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from datasets import Dataset
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
@@ -28,13 +25,8 @@ from groundbench.evaluate.images import Frame
 from groundbench.evaluate.profile import profiled_input
 from groundbench.evaluate.sent_images import RowImages, activate, source
 from groundbench.loaders.prompts import build_prompt, template_hash
-from groundbench.schemas.request_conditions import (
-    check_condition,
-    conditions_of,
-    is_text_only,
-    no_valid_rows,
-    row_allows,
-)
+from groundbench.loaders.validity import VALIDITY_COLUMNS, Validity, without_masks
+from groundbench.schemas.request_conditions import check_condition, is_text_only, no_valid_rows
 from groundbench.scoring.profiles import Profile
 from groundbench.scoring.profiles.resample import scaled_row
 
@@ -125,58 +117,10 @@ def to_sample(
     return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
 
 
-# The columns row_allows reads: selecting a row's validity never converts its parts (masks) or image.
-VALIDITY_COLUMNS = ("example_id", "excluded", "stratum", "original_target_part_id", "conditions")
-SEPARATOR = "\x1f"  # between a row's validity fields in its kind's key (no field holds it)
-
-
-@dataclass(frozen=True)
-class Validity:
-    """The config's rows by kind: rows of one kind agree on every field :func:`row_allows` reads, so a
-    condition is decided once per kind (a handful), never once per row as a Python object."""
-
-    kinds: list[dict[str, Any]]  # one row of each kind (its validity columns)
-    kind_of: np.ndarray  # each row's kind (an index into ``kinds``)
-    example_ids: pa.ChunkedArray
-
-    def allowed(self, condition: str) -> list[tuple[str, int]]:
-        """(example id, index) of every row valid under the condition, by example id."""
-        allowed = [number for number, row in enumerate(self.kinds) if row_allows(row, condition)]
-        indices = np.flatnonzero(np.isin(self.kind_of, allowed))
-        ids = self.example_ids.take(pa.array(indices, pa.int64())).to_pylist()
-        return sorted(zip(ids, indices.tolist(), strict=True))
-
-    def conditions(self) -> set[str]:
-        """The base conditions some row is valid under."""
-        return {c for row in self.kinds for c in conditions_of(row)}
-
-
-def _as_text(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
-    """A validity column as text for its kind's key: what row_allows distinguishes of it, null said apart."""
-    if name == "original_target_part_id":  # only whether the row has one
-        return pc.cast(pc.is_valid(column), pa.string())
-    if pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
-        joined = pc.binary_join(column, SEPARATOR)  # a list's items in order
-        return pc.if_else(pc.is_valid(column), pc.binary_join_element_wise("[", joined, ""), "null")
-    text = pc.cast(column, pa.string())
-    return pc.if_else(pc.is_valid(column), pc.binary_join_element_wise("=", text, ""), "null")
-
-
 def validity(dataset: Dataset) -> Validity:
     """Each row's kind, read column-wise from the memory-mapped table (no row becomes a Python object)."""
     table = dataset.with_format("arrow")[:]
-    names = [c for c in VALIDITY_COLUMNS if c in table.column_names and c != "example_id"]
-    fields = [_as_text(table.column(name), name) for name in names]
-    key = pc.binary_join_element_wise(*fields, SEPARATOR).combine_chunks() if fields else None
-    if key is None:  # no validity column: every row is of one kind
-        kind_of = np.zeros(table.num_rows, dtype=np.int64)
-    elif key.null_count:  # a list holding a null item: each such row decided on its own
-        kind_of = np.arange(table.num_rows, dtype=np.int64)
-    else:  # dictionary codes number the kinds 0, 1, ... in the order they first occur
-        kind_of = pc.dictionary_encode(key).indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    _, first = np.unique(kind_of, return_index=True)
-    kinds = table.select(names).take(pa.array(first, pa.int64())).to_pylist()
-    return Validity(kinds, kind_of, table.column("example_id"))
+    return Validity.of(table.select([c for c in VALIDITY_COLUMNS if c in table.column_names]))
 
 
 def valid_rows(dataset: Dataset, condition: str) -> list[tuple[str, int]]:
@@ -195,18 +139,11 @@ BATCH_ROWS = 256
 # ``scaled_row``): only these columns are converted, the parts without their masks' runs (most of their bytes).
 PROMPT_COLUMNS = ("example_id", "width", "height", "object_category", "parts", "target_part_id", "instruction",
                   "answer_type")  # fmt: skip
-UNPROMPTED_PART_FIELDS = ("mask_rle",)
 
 
 def prompt_rows(table: pa.Table, indices: list[int]) -> list[dict[str, Any]]:
     """The rows at ``indices`` of the config's table as Python objects, with what their prompts read."""
-    rows = table.take(indices)
-    if "parts" in rows.column_names:
-        part = rows.schema.field("parts").type.value_type
-        kept = [part.field(i) for i in range(part.num_fields) if part.field(i).name not in UNPROMPTED_PART_FIELDS]
-        parts = rows.column("parts").cast(pa.list_(pa.struct(kept)))
-        rows = rows.set_column(rows.column_names.index("parts"), "parts", parts)
-    return rows.to_pylist()
+    return without_masks(table.take(indices)).to_pylist()
 
 
 def prompt_table(dataset: Dataset) -> pa.Table:
