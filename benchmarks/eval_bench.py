@@ -13,8 +13,13 @@ the client's), for N rows of one (config, condition), each in a fresh child proc
   first request (the server records the time of each request), the bytes it wrote to ``--out`` per sample
   (inspect's logs separately) and its peak RSS.
 
+``--whole`` measures one ``groundbench eval`` of every row of the config under every condition (``--rows N``:
+the first N of each), sampling its memory against the rows answered so far (the curve, and its slope per 1,000
+rows past the first windows: flat memory), then ``groundbench requests`` of the whole config.
+
 ``python benchmarks/eval_bench.py --data FOLDER --rows 1000 --rows 5000`` runs it standalone on a published
-folder; ``benchmarks/run.py`` runs it on the folder it built (``--eval-rows``; ``--skip eval``).
+folder; ``benchmarks/run.py`` runs it on the folder it built (``--eval-rows``; ``--whole-rows``; ``--skip eval``,
+``--skip eval-whole``, ``--skip eval-gui``), and on its largest GUI config under ``gui``.
 """
 
 from __future__ import annotations
@@ -521,10 +526,11 @@ def growth_per_1000_rows(curve: list[dict[str, Any]], key: str, after: int) -> f
     return round(slope * 1000)
 
 
-def measure_whole(folder: Path, config: str, work: Path, after: int = 2000) -> dict[str, Any]:
-    """``groundbench eval`` of every row of the config under every base condition, in one command, against the
-    loopback server: its peak memory and the curve of memory against answered rows (flat: the windows'
-    samples are built and dropped one window at a time); ``requests`` of the whole config beside it."""
+def measure_whole(folder: Path, config: str, work: Path, limit: int | None = None, after: int = 2000) -> dict[str, Any]:
+    """``groundbench eval`` of every row of the config under every base condition (the first ``limit`` of each
+    when given: a full-scale config's 350,000 samples take hours), in one command, against the loopback server:
+    its peak memory and the curve of memory against answered rows (flat: the windows' samples are built and
+    dropped one window at a time); ``requests`` of the whole config beside it."""
     from groundbench.schemas.request_conditions import BASE_CONDITIONS
 
     work.mkdir(parents=True, exist_ok=True)
@@ -540,15 +546,16 @@ def measure_whole(folder: Path, config: str, work: Path, after: int = 2000) -> d
 
     server = Server(work)
     try:
-        print(f"  eval {config}, every row under {len(BASE_CONDITIONS)} conditions, one command ...", flush=True)
+        rows = "every row" if limit is None else f"the first {limit} rows"
+        print(f"  eval {config}, {rows} under each of {len(BASE_CONDITIONS)} conditions, one command ...", flush=True)
         usage, memory = run_in_child_memory(
-            child_groundbench, str(folder), config, list(BASE_CONDITIONS), None, server.url, str(out), observe=observe
+            child_groundbench, str(folder), config, list(BASE_CONDITIONS), limit, server.url, str(out), observe=observe
         )
         stats = server.stats()
     finally:
         server.close()
     asked = usage.result["asked"]
-    report: dict[str, Any] = {"config": config, "conditions": list(BASE_CONDITIONS), "samples": asked}
+    report: dict[str, Any] = {"config": config, "conditions": list(BASE_CONDITIONS), "limit": limit, "samples": asked}
     report["groundbench"] = fig = _figures(usage, memory, max(asked, 1))
     fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
     fig["requests"] = stats["requests"]
@@ -575,7 +582,9 @@ def measure_requests(folder: Path, config: str, condition: str, work: Path) -> d
     usage, memory = run_in_child_memory(child_requests, str(folder), config, condition, str(out))
     lines = len(out.read_text(encoding="utf-8").splitlines())
     fig = _figures(usage, memory, max(lines, 1))
-    fig.update(lines=lines, bytes_per_line=round(out.stat().st_size / max(lines, 1), 1), condition=condition)
+    fig.update(
+        lines=lines, bytes_per_line=round(out.stat().st_size / max(lines, 1), 1), config=config, condition=condition
+    )
     print(
         f"    requests {config} / {condition}: {lines} lines in {fig['wall_s']:.1f} s wall, {fig['cpu_s']:.1f} CPU s, "
         f"peak RSS {fig['peak_rss_bytes'] / GB:.2f} GB, {fig['bytes_per_line']:.0f} B/line",
@@ -596,7 +605,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--whole",
         action="store_true",
-        help="eval every row of the config under every condition in one command (memory curve), and requests",
+        help="eval every row of the config under every condition in one command (memory curve; --rows N: the first N "
+        "of each condition), and requests",
     )
     parser.add_argument("--score", action="store_true", help="measure `groundbench score` instead of eval")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
@@ -610,7 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.score:
             report = measure_score(args.data, args.config, Path(work))
         elif args.whole:
-            report = measure_whole(args.data, args.config, Path(work))
+            report = measure_whole(args.data, args.config, Path(work), args.rows[0] if args.rows else None)
         else:
             report = measure_eval(
                 args.data, args.config, args.condition, args.rows or [1000], Path(work), not args.no_bare
