@@ -30,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -247,6 +248,7 @@ def child_groundbench(folder: str, config: str, conditions: list[str], rows: int
 
     def work() -> dict[str, Any]:
         started = time.time()
+        clock = CpuClock()
         from rich.console import Console
 
         from groundbench.evaluate.run import EvalSettings, run_eval
@@ -263,9 +265,37 @@ def child_groundbench(folder: str, config: str, conditions: list[str], rows: int
             display="none",
         )
         result = run_eval(settings, quiet, quiet)
-        return {"asked": result.asked, "started": started}
+        return {"asked": result.asked, "started": started, "cpu_clock": clock.stop()}
 
     return measured(work)
+
+
+class CpuClock:
+    """The process's CPU seconds against wall time, sampled in a thread: the CPU spent before a moment the
+    server records (the first request). On a machine other work shares, wall time waits for the cores; CPU
+    seconds are what the command itself spent."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.time(), time.process_time()))
+            self._stop.wait(every)
+
+    def stop(self) -> list[tuple[float, float]]:
+        self._stop.set()
+        self._thread.join()
+        return self.samples
+
+
+def cpu_before(clock: list[tuple[float, float]], moment: float) -> float | None:
+    """CPU seconds the process had spent at ``moment`` (the last sample before it), from its start."""
+    before = [cpu for wall, cpu in clock if wall <= moment]
+    return round(before[-1] - clock[0][1], 2) if before and clock else None
 
 
 def child_requests(folder: str, config: str, condition: str, out: str) -> Usage:
@@ -458,6 +488,7 @@ def measure_eval(
             stats = server.stats()
             run["groundbench"] = fig = _figures(usage, memory, n)
             fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
+            fig["first_request_cpu_s"] = cpu_before(usage.result.pop("cpu_clock"), stats["first"] or 0)
             fig["requests"] = stats["requests"]
             fig["bytes_per_row"] = round(tree_bytes(out) / n, 1)
             fig["log_bytes_per_row"] = round(tree_bytes(out / "logs") / n, 1)
@@ -480,7 +511,7 @@ def measure_eval(
             print(
                 f"    groundbench {fig['wall_s']:.1f} s wall, {fig['cpu_s']:.1f} CPU s, peak RSS "
                 f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), "
-                f"first request after {fig['first_request_s']} s, "
+                f"first request after {fig['first_request_s']} s ({fig['first_request_cpu_s']} CPU s), "
                 f"{fig['bytes_per_row']:.0f} B/row written (logs {fig['log_bytes_per_row']:.0f})",
                 flush=True,
             )
@@ -558,6 +589,7 @@ def measure_whole(folder: Path, config: str, work: Path, limit: int | None = Non
     report: dict[str, Any] = {"config": config, "conditions": list(BASE_CONDITIONS), "limit": limit, "samples": asked}
     report["groundbench"] = fig = _figures(usage, memory, max(asked, 1))
     fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
+    fig["first_request_cpu_s"] = cpu_before(usage.result.pop("cpu_clock"), stats["first"] or 0)
     fig["requests"] = stats["requests"]
     fig["log_bytes_per_row"] = round(tree_bytes(out / "logs") / max(asked, 1), 1)
     fig["anon_growth_per_1000_rows"] = growth_per_1000_rows(curve, "anon", after)
@@ -569,7 +601,8 @@ def measure_whole(folder: Path, config: str, work: Path, limit: int | None = Non
         f"    {asked} samples: {fig['wall_s']:.0f} s wall, {fig['cpu_s']:.0f} CPU s, peak RSS "
         f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), anonymous growth "
         f"{'n/a' if growth is None else f'{growth / 1e6:.2f} MB'} per 1,000 rows past {after}, first request "
-        f"after {fig['first_request_s']} s, logs {fig['log_bytes_per_row']:.0f} B/row",
+        f"after {fig['first_request_s']} s ({fig['first_request_cpu_s']} CPU s), "
+        f"logs {fig['log_bytes_per_row']:.0f} B/row",
         flush=True,
     )
     report["requests"] = measure_requests(folder, config, "part_named", work)
