@@ -89,3 +89,15 @@ def without_masks(rows: pa.Table | pa.RecordBatch) -> pa.Table:
     kept = [part.field(i) for i in range(part.num_fields) if part.field(i).name not in UNPROMPTED_PART_FIELDS]
     parts = table.column("parts").cast(pa.list_(pa.struct(kept)))
     return table.set_column(table.column_names.index("parts"), "parts", parts)
+
+
+def take_rows(table: pa.Table, indices: list[int]) -> pa.Table:
+    """The rows at ``indices`` of a table of many chunks (a memory-mapped config), in that order, copying only
+    them: ``Table.take`` first concatenates every chunk of a nested column (all the parts' masks of a config)."""
+    if not indices:
+        return table.slice(0, 0)
+    batches = table.to_batches()  # zero-copy slices, one set of row boundaries for every column
+    starts = np.cumsum([0] + [batch.num_rows for batch in batches])
+    found = np.searchsorted(starts, np.asarray(indices), side="right") - 1
+    rows = [batches[b].slice(index - int(starts[b]), 1) for b, index in zip(found.tolist(), indices, strict=True)]
+    return pa.Table.from_batches(rows, schema=table.schema).combine_chunks()
