@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from groundbench import loaders
 from groundbench.core import sealcache
 from groundbench.errors import GroundBenchError
-from groundbench import loaders
 from groundbench.loaders import UNVERIFIED, load_config
 from groundbench.loaders.published import content_key, seal_store
 from groundbench.schemas.features import FORMAT_VERSION
@@ -33,7 +33,8 @@ def folder(tmp_path: Path) -> Path:
         path = data / f"test-0000{index}-of-00002.parquet"
         pq.write_table(pa.table({"example_id": [f"x/{index}/{i:02d}" for i in range(50)]}), path)
         lines.append(f"    data/{CONFIG}/{path.name}: {hashlib.sha256(path.read_bytes()).hexdigest()}")
-    configs = f"configs:\n- config_name: {CONFIG}\n  data_files:\n  - split: test\n    path: data/{CONFIG}/test-*.parquet\n"
+    files = f"  data_files:\n  - split: test\n    path: data/{CONFIG}/test-*.parquet\n"
+    configs = f"configs:\n- config_name: {CONFIG}\n{files}"
     card = f"---\n{configs}groundbench:\n  format_version: {FORMAT_VERSION}\n  data_files_sha256:\n" + "\n".join(lines)
     (root / "README.md").write_text(card + "\n---\n")
     return root
