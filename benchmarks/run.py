@@ -1458,7 +1458,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             print(f"measuring eval and requests on {largest} ...", flush=True)
             published = root / "data" / "groundbench"
             rows = [min(args.eval_rows)]
-            report["eval_gui"] = measure_eval(published, largest, "gui", rows, work / "eval-gui")
+            # its first request, memory and logs (target 7); the share against inspect is bulk_umd's section's
+            report["eval_gui"] = measure_eval(published, largest, "gui", rows, work / "eval-gui", bare=False)
             report["eval_gui"]["requests"] = measure_requests(published, largest, "gui", work / "eval-gui")
             for n, run in report["eval_gui"]["runs"].items():
                 report["peak_rss"][f"eval {largest}, {n} rows"] = run["groundbench"]["peak_rss_bytes"]
