@@ -13,8 +13,13 @@ the client's), for N rows of one (config, condition), each in a fresh child proc
   first request (the server records the time of each request), the bytes it wrote to ``--out`` per sample
   (inspect's logs separately) and its peak RSS.
 
+``--whole`` measures one ``groundbench eval`` of every row of the config under every condition (``--rows N``:
+the first N of each), sampling its memory against the rows answered so far (the curve, and its slope per 1,000
+rows past the first windows: flat memory), then ``groundbench requests`` of the whole config.
+
 ``python benchmarks/eval_bench.py --data FOLDER --rows 1000 --rows 5000`` runs it standalone on a published
-folder; ``benchmarks/run.py`` runs it on the folder it built (``--eval-rows``; ``--skip eval``).
+folder; ``benchmarks/run.py`` runs it on the folder it built (``--eval-rows``; ``--whole-rows``; ``--skip eval``,
+``--skip eval-whole``, ``--skip eval-gui``), and on its largest GUI config under ``gui``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -236,11 +242,13 @@ def child_bare_inspect(
     return measured(work)
 
 
-def child_groundbench(folder: str, config: str, condition: str, rows: int, url: str, out: str) -> Usage:
+def child_groundbench(folder: str, config: str, conditions: list[str], rows: int | None, url: str, out: str) -> Usage:
+    """``groundbench eval`` of the (config, condition)s, the first ``rows`` of each (None: every valid row)."""
     os.environ.update({f"{SERVICE.upper()}_API_KEY": "bench", f"{SERVICE.upper()}_BASE_URL": url})
 
     def work() -> dict[str, Any]:
         started = time.time()
+        clock = CpuClock()
         from rich.console import Console
 
         from groundbench.evaluate.run import EvalSettings, run_eval
@@ -249,7 +257,7 @@ def child_groundbench(folder: str, config: str, condition: str, rows: int, url: 
         settings = EvalSettings(
             model=MODEL,
             configs=[config],
-            conditions=[condition],
+            conditions=conditions,
             folder=Path(folder),
             out=Path(out),
             limit=rows,
@@ -257,7 +265,46 @@ def child_groundbench(folder: str, config: str, condition: str, rows: int, url: 
             display="none",
         )
         result = run_eval(settings, quiet, quiet)
-        return {"asked": result.asked, "started": started}
+        return {"asked": result.asked, "started": started, "cpu_clock": clock.stop()}
+
+    return measured(work)
+
+
+class CpuClock:
+    """The process's CPU seconds against wall time, sampled in a thread: the CPU spent before a moment the
+    server records (the first request). On a machine other work shares, wall time waits for the cores; CPU
+    seconds are what the command itself spent."""
+
+    def __init__(self, every: float = 0.05) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while not self._stop.is_set():
+            self.samples.append((time.time(), time.process_time()))
+            self._stop.wait(every)
+
+    def stop(self) -> list[tuple[float, float]]:
+        self._stop.set()
+        self._thread.join()
+        return self.samples
+
+
+def cpu_before(clock: list[tuple[float, float]], moment: float) -> float | None:
+    """CPU seconds the process had spent at ``moment`` (the last sample before it), from its start."""
+    before = [cpu for wall, cpu in clock if wall <= moment]
+    return round(before[-1] - clock[0][1], 2) if before and clock else None
+
+
+def child_requests(folder: str, config: str, condition: str, out: str) -> Usage:
+    """``groundbench requests`` of one (config, condition) (the command's code in process, imports included)."""
+
+    def work() -> dict[str, Any]:
+        from groundbench.cli import main
+
+        return {"exit": main(["requests", config, "--condition", condition, "--data", folder, "--out", out])}
 
     return measured(work)
 
@@ -439,11 +486,12 @@ def measure_eval(
             server.stats(reset=True)
             out = work / f"eval-{n}"
             usage, memory = run_in_child_memory(
-                child_groundbench, str(folder), config, condition, n, server.url, str(out)
+                child_groundbench, str(folder), config, [condition], n, server.url, str(out)
             )
             stats = server.stats()
             run["groundbench"] = fig = _figures(usage, memory, n)
             fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
+            fig["first_request_cpu_s"] = cpu_before(usage.result.pop("cpu_clock"), stats["first"] or 0)
             fig["requests"] = stats["requests"]
             fig["bytes_per_row"] = round(tree_bytes(out) / n, 1)
             fig["log_bytes_per_row"] = round(tree_bytes(out / "logs") / n, 1)
@@ -466,7 +514,7 @@ def measure_eval(
             print(
                 f"    groundbench {fig['wall_s']:.1f} s wall, {fig['cpu_s']:.1f} CPU s, peak RSS "
                 f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), "
-                f"first request after {fig['first_request_s']} s, "
+                f"first request after {fig['first_request_s']} s ({fig['first_request_cpu_s']} CPU s), "
                 f"{fig['bytes_per_row']:.0f} B/row written (logs {fig['log_bytes_per_row']:.0f})",
                 flush=True,
             )
@@ -474,6 +522,112 @@ def measure_eval(
     finally:
         server.close()
     return report
+
+
+# ----------------------------------------------------------------------------------------------
+# the whole config: every condition its rows are valid under, in one command, memory sampled as it answers
+
+CURVE_SECONDS = 2.0  # one point of the memory curve per this many seconds
+
+
+class AnswerCounter:
+    """Lines appended so far to a growing answers file, read incrementally (the file is never re-read)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.lines = path, 0, 0
+
+    def count(self) -> int:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                data = handle.read()
+        except OSError:
+            return self.lines
+        self.offset += len(data)
+        self.lines += data.count(b"\n")
+        return self.lines
+
+
+def growth_per_1000_rows(curve: list[dict[str, Any]], key: str, after: int) -> float | None:
+    """Bytes a measure grows per 1,000 answered rows past the first ``after`` (the first windows' start-up):
+    a least-squares slope over the points taken while rows were being answered; None with too few points."""
+    points = [(p["answered"], p[key]) for p in curve if after <= p["answered"] < curve[-1]["answered"]]
+    if len(points) < 3 or points[-1][0] == points[0][0]:
+        return None
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / sum((x - mean_x) ** 2 for x, _ in points)
+    return round(slope * 1000)
+
+
+def measure_whole(folder: Path, config: str, work: Path, limit: int | None = None, after: int = 2000) -> dict[str, Any]:
+    """``groundbench eval`` of every row of the config under every base condition (the first ``limit`` of each
+    when given: a full-scale config's 350,000 samples take hours), in one command, against the loopback server:
+    its peak memory and the curve of memory against answered rows (flat: the windows' samples are built and
+    dropped one window at a time); ``requests`` of the whole config beside it."""
+    from groundbench.schemas.request_conditions import BASE_CONDITIONS
+
+    work.mkdir(parents=True, exist_ok=True)
+    out = work / "whole"
+    counter = AnswerCounter(out / "answers.jsonl")
+    curve: list[dict[str, Any]] = []
+    began = time.monotonic()
+
+    def observe(now: TreeMemory) -> None:
+        elapsed = time.monotonic() - began
+        if not curve or elapsed - curve[-1]["s"] >= CURVE_SECONDS:
+            curve.append({"s": round(elapsed, 1), "answered": counter.count(), "rss": now.rss, "anon": now.pss_anon})
+
+    server = Server(work)
+    try:
+        rows = "every row" if limit is None else f"the first {limit} rows"
+        print(f"  eval {config}, {rows} under each of {len(BASE_CONDITIONS)} conditions, one command ...", flush=True)
+        usage, memory = run_in_child_memory(
+            child_groundbench, str(folder), config, list(BASE_CONDITIONS), limit, server.url, str(out), observe=observe
+        )
+        stats = server.stats()
+    finally:
+        server.close()
+    asked = usage.result["asked"]
+    report: dict[str, Any] = {"config": config, "conditions": list(BASE_CONDITIONS), "limit": limit, "samples": asked}
+    report["groundbench"] = fig = _figures(usage, memory, max(asked, 1))
+    fig["first_request_s"] = round(stats["first"] - usage.result["started"], 2) if stats["first"] else None
+    fig["first_request_cpu_s"] = cpu_before(usage.result.pop("cpu_clock"), stats["first"] or 0)
+    fig["requests"] = stats["requests"]
+    fig["log_bytes_per_row"] = round(tree_bytes(out / "logs") / max(asked, 1), 1)
+    fig["anon_growth_per_1000_rows"] = growth_per_1000_rows(curve, "anon", after)
+    fig["rss_growth_per_1000_rows"] = growth_per_1000_rows(curve, "rss", after)
+    step = max(1, len(curve) // 40)  # at most about 40 points in the report
+    report["curve"] = curve[::step] + ([curve[-1]] if curve and (len(curve) - 1) % step else [])
+    growth = fig["anon_growth_per_1000_rows"]
+    print(
+        f"    {asked} samples: {fig['wall_s']:.0f} s wall, {fig['cpu_s']:.0f} CPU s, peak RSS "
+        f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), anonymous growth "
+        f"{'n/a' if growth is None else f'{growth / 1e6:.2f} MB'} per 1,000 rows past {after}, first request "
+        f"after {fig['first_request_s']} s ({fig['first_request_cpu_s']} CPU s), "
+        f"logs {fig['log_bytes_per_row']:.0f} B/row",
+        flush=True,
+    )
+    report["requests"] = measure_requests(folder, config, "part_named", work)
+    return report
+
+
+def measure_requests(folder: Path, config: str, condition: str, work: Path) -> dict[str, Any]:
+    """``groundbench requests`` of every valid row of (config, condition): time, peak memory, bytes per line."""
+    out = work / f"requests-whole-{config}-{condition.replace('/', '-')}.jsonl"
+    usage, memory = run_in_child_memory(child_requests, str(folder), config, condition, str(out))
+    lines = len(out.read_text(encoding="utf-8").splitlines())
+    fig = _figures(usage, memory, max(lines, 1))
+    fig.update(
+        lines=lines, bytes_per_line=round(out.stat().st_size / max(lines, 1), 1), config=config, condition=condition
+    )
+    print(
+        f"    requests {config} / {condition}: {lines} lines in {fig['wall_s']:.1f} s wall, {fig['cpu_s']:.1f} CPU s, "
+        f"peak RSS {fig['peak_rss_bytes'] / GB:.2f} GB, {fig['bytes_per_line']:.0f} B/line",
+        flush=True,
+    )
+    out.unlink()
+    return fig
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,6 +638,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--condition", default="part_named")
     parser.add_argument("--rows", type=int, action="append", help="N rows to ask (repeatable; default 1000)")
     parser.add_argument("--no-bare", action="store_true", help="leave out the bare inspect-ai task")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="eval every row of the config under every condition in one command (memory curve; --rows N: the first N "
+        "of each condition), and requests",
+    )
     parser.add_argument("--score", action="store_true", help="measure `groundbench score` instead of eval")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
@@ -495,6 +655,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="groundbench-eval-bench-") as work:
         if args.score:
             report = measure_score(args.data, args.config, Path(work))
+        elif args.whole:
+            report = measure_whole(args.data, args.config, Path(work), args.rows[0] if args.rows else None)
         else:
             report = measure_eval(
                 args.data, args.config, args.condition, args.rows or [1000], Path(work), not args.no_bare

@@ -151,8 +151,9 @@ def _process_tree_rss(root_pid: int) -> int:
 class TreeRssSampler:
     """Polls the summed memory of a process tree in a thread: the peaks that were resident at one moment."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, observe: Callable[[TreeMemory], None] | None = None) -> None:
         self.pid = pid
+        self.observe = observe  # also handed every sample (a curve of memory over the run)
         self.memory = TreeMemory()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -163,7 +164,10 @@ class TreeRssSampler:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.memory = self.memory.peak(_tree_memory(self.pid))
+            now = _tree_memory(self.pid)
+            self.memory = self.memory.peak(now)
+            if self.observe is not None:
+                self.observe(now)
             self._stop.wait(RSS_POLL_SECONDS)
 
     def __enter__(self) -> TreeRssSampler:
@@ -190,15 +194,18 @@ def run_in_child(func: Callable[..., Usage], *args: Any) -> tuple[Usage, int]:
     return usage, memory.rss
 
 
-def run_in_child_memory(func: Callable[..., Usage], *args: Any) -> tuple[Usage, TreeMemory]:
-    """``run_in_child``, with every sampled peak of the child's process tree (``TreeMemory``)."""
+def run_in_child_memory(
+    func: Callable[..., Usage], *args: Any, observe: Callable[[TreeMemory], None] | None = None
+) -> tuple[Usage, TreeMemory]:
+    """``run_in_child``, with every sampled peak of the child's process tree (``TreeMemory``); ``observe`` is
+    handed each sample as it is taken."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))  # read when the server starts (the first child)
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_child_entry, args=(sender, func, args))
     process.start()
     sender.close()
-    with TreeRssSampler(process.pid or 0) as sampler:
+    with TreeRssSampler(process.pid or 0, observe) as sampler:
         try:
             status, payload = receiver.recv()
         except EOFError:

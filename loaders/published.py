@@ -21,12 +21,15 @@ the ``datasets`` cache on it, so changed bytes are never answered from an old ca
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
+import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any
 
 import pyarrow as pa
@@ -37,7 +40,7 @@ from groundbench.core.atomic import atomic_dir
 from groundbench.core.datafolder import data_location
 from groundbench.core.manifests import sha256_file
 from groundbench.core.project import is_project
-from groundbench.core.sealcache import file_sha256
+from groundbench.core.sealcache import SETTLED_NS, file_sha256, remembered
 from groundbench.errors import GroundBenchError, unknown_name
 from groundbench.schemas.baselines_features import BASELINES_CONFIG
 from groundbench.schemas.features import FORMAT_METADATA_KEY, FORMAT_VERSION
@@ -321,10 +324,29 @@ def _download(repo_id: str, local: Path) -> Path:
 
 def card_front_matter(folder: Path) -> dict[str, Any]:
     """The card's YAML front matter (empty when the folder has no card or the card has none); a card that
-    cannot be read or parsed is an error naming it."""
+    cannot be read or parsed is an error naming it. Parsed once per card file identity in a process (a
+    command reads it for the format version, the seal record and the gate), handed out as a copy."""
     card = folder / CARD
-    if not card.is_file():
+    try:
+        stat = card.stat()
+    except OSError:
         return {}
+    if not S_ISREG(stat.st_mode):
+        return {}
+    identity = (str(card.resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+    parsed = _CARDS.get(identity)
+    if parsed is None:
+        parsed = _parse_card(card)
+        # remembered only once settled: a rewrite within a timestamp tick could keep the identity (sealcache)
+        if time.time_ns() - max(stat.st_mtime_ns, stat.st_ctime_ns) >= SETTLED_NS:
+            _CARDS[identity] = parsed
+    return copy.deepcopy(parsed)
+
+
+_CARDS: dict[tuple[Any, ...], dict[str, Any]] = {}  # card identity -> its front matter (a process's few cards)
+
+
+def _parse_card(card: Path) -> dict[str, Any]:
     try:
         text = card.read_text(encoding="utf-8")
         match = re.match(r"^---\n(.*?)\n---\n", text, re.S)
@@ -390,24 +412,46 @@ def content_key(folder: Path, config: str, seals: Path | None = None) -> str:
     found = {
         f"data/{config}/{path.name}": sha256_file(path) if seals is None else file_sha256(path, seals) for path in files
     }
-    recorded = recorded_data_files(folder)
+    recorded = recorded_config_files(folder, config)
     if recorded is not None:
-        expected = {name: sha for name, sha in recorded.items() if name.startswith(f"data/{config}/")}
-        rerun = "rebuild the folder (`groundbench assemble`) or download it again"
-        for name in sorted(set(expected) | set(found)):
-            if name not in found:
-                raise GroundBenchError(folder / name, "file", f"missing: the card records it ({rerun})")
-            if name not in expected:
-                raise GroundBenchError(folder / name, "file", f"not in the card's {DATA_FILES_KEY} ({rerun})")
-            if found[name] != expected[name]:
-                raise GroundBenchError(
-                    folder / name,
-                    "sha256",
-                    f"{found[name]} differs from the card's record {expected[name]}: the file changed after it "
-                    f"was built ({rerun})",
-                )
-    listing = "".join(f"{sha}  {name}\n" for name, sha in sorted(found.items()))
+        check_seal(folder, recorded, found)
+    return listing_key(found)
+
+
+def recorded_config_files(folder: Path, config: str) -> dict[str, str] | None:
+    """The card's record of one config's data files (``data/<config>/<file>`` -> sha256), None without one."""
+    recorded = recorded_data_files(folder)
+    if recorded is None:
+        return None
+    return {name: sha for name, sha in recorded.items() if name.startswith(f"data/{config}/")}
+
+
+def listing_key(files: dict[str, str]) -> str:
+    """The content key of a config's files (name -> sha256): what :func:`content_key` returns for them."""
+    listing = "".join(f"{sha}  {name}\n" for name, sha in sorted(files.items()))
     return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def unsealed_files(folder: Path, config: str, seals: Path) -> list[Path]:
+    """The config's data files the seal store does not remember at their present identity (to be hashed)."""
+    return [path for path in data_files(folder / "data" / config) if remembered(path, seals) is None]
+
+
+def check_seal(folder: Path, expected: dict[str, str], found: dict[str, str]) -> None:
+    """Refuse a missing, extra or changed data file against the card's record (``expected``), naming it."""
+    rerun = "rebuild the folder (`groundbench assemble`) or download it again"
+    for name in sorted(set(expected) | set(found)):
+        if name not in found:
+            raise GroundBenchError(folder / name, "file", f"missing: the card records it ({rerun})")
+        if name not in expected:
+            raise GroundBenchError(folder / name, "file", f"not in the card's {DATA_FILES_KEY} ({rerun})")
+        if found[name] != expected[name]:
+            raise GroundBenchError(
+                folder / name,
+                "sha256",
+                f"{found[name]} differs from the card's record {expected[name]}: the file changed after it "
+                f"was built ({rerun})",
+            )
 
 
 class FormatVersionError(GroundBenchError):

@@ -19,10 +19,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from groundbench.core.atomic import write_bytes, write_text
 from groundbench.loaders.prompts import request
-from groundbench.loaders.published import config_dir, iter_batches, unknown_config
-from groundbench.schemas.request_conditions import check_condition, conditions_of, no_valid_rows, row_allows
+from groundbench.loaders.published import config_dir, iter_batches, read_config, row_columns, unknown_config
+from groundbench.loaders.validity import VALIDITY_COLUMNS, Validity, without_masks
+from groundbench.schemas.request_conditions import check_condition, no_valid_rows
 from groundbench.scoring.gate import Gate, folder_gate
 from groundbench.scoring.profiles import Profile, parse_profile
 from groundbench.scoring.profiles.resample import resized_png, scaled_row
@@ -91,13 +95,17 @@ def write_requests(
     manifest = manifest_sha256(folder, gate, config)
     lines = []
     written: set[str] = set()
-    valid: set[str] = set()  # the conditions some row is valid under: named when none is under this one
-    for batch in iter_batches(config_dir(folder, config)):
-        for index in range(batch.num_rows):
-            row = batch.slice(index, 1).to_pylist()[0]
-            valid.update(conditions_of(row))
-            if not row_allows(row, condition):
-                continue
+    where = config_dir(folder, config)
+    columns = row_columns(folder, config)
+    rows = Validity.of(read_config(folder, config, [c for c in VALIDITY_COLUMNS if c in columns]))
+    wanted = rows.mask(condition)  # decided column-wise: only the rows asked become Python objects
+    if images is not None:
+        columns.append("image")  # the bytes are read only to be written there
+    start = 0
+    for batch in iter_batches(where, columns):
+        chosen = np.flatnonzero(wanted[start : start + batch.num_rows])
+        start += batch.num_rows
+        for row in without_masks(batch.take(pa.array(chosen, pa.int64()))).to_pylist() if len(chosen) else []:
             line = request(row, config, condition, None)
             size = (row["width"], row["height"]) if profile is None else profiled(line, row, condition, profile)
             if line["image"] is not None and size != (row["width"], row["height"]):
@@ -108,7 +116,7 @@ def write_requests(
             line["manifest_sha256"] = manifest
             lines.append(json.dumps(line, sort_keys=True, ensure_ascii=False))
     if not lines:
-        raise no_valid_rows(config, condition, valid)
+        raise no_valid_rows(config, condition, rows.conditions())
     text = "\n".join(lines) + "\n"
     if out is None:
         sys.stdout.write(text)

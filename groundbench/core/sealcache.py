@@ -47,6 +47,14 @@ def file_sha256(path: Path, store: Path) -> str:
     return sha
 
 
+def remembered(path: Path, store: Path) -> str | None:
+    """``path``'s remembered sha256 while the file keeps the identity it was hashed with, else None (nothing read
+    but a ``stat`` and the record)."""
+    path = path.resolve()
+    record = store / f"{hashlib.sha256(str(path).encode('utf-8')).hexdigest()}.json"
+    return _read(record, path, identity(path))
+
+
 def identity(path: Path) -> list[int]:
     """Device, inode, size, mtime_ns, ctime_ns: what a write to the file changes."""
     stat = path.stat()

@@ -88,10 +88,29 @@ def write_failure(out: Path) -> OSError | None:
 
 
 def drop_torn_tail(path: Path) -> None:
-    """Cut a last line a killed run left without its newline, so appends start on a line of their own."""
-    if not path.is_file():
+    """Cut a last line a killed run left without its newline, so appends start on a line of their own. Reads
+    the file's tail only (a task is built per window of rows, and the answers grow with the run)."""
+    try:
+        handle = open(path, "r+b")  # noqa: SIM115 (closed below; absent: nothing to cut)
+    except FileNotFoundError:
         return
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with open(path, "r+b") as handle:
-            handle.truncate(data.rfind(b"\n") + 1)
+    with handle:
+        end = handle.seek(0, os.SEEK_END)
+        if end == 0:
+            return
+        handle.seek(end - 1)
+        if handle.read(1) == b"\n":
+            return
+        cut = end
+        while cut > 0:  # back, a block at a time, to the last newline (the start of the torn line)
+            start = max(0, cut - TAIL_BLOCK)
+            handle.seek(start)
+            found = handle.read(cut - start).rfind(b"\n")
+            if found >= 0:
+                handle.truncate(start + found + 1)
+                return
+            cut = start
+        handle.truncate(0)
+
+
+TAIL_BLOCK = 1 << 16

@@ -316,6 +316,9 @@ def _run_inspect(tasks: Sequence[Task], settings: EvalSettings, model: Model) ->
         # No per-event sample buffer (inspect's live view of running samples): the answers file is what a
         # resumed run reads, and each sample still reaches the .eval log when it completes.
         log_realtime=False,
+        # Each window's log comes back as its header (the samples stay in its file, read only for an error):
+        # a command of many windows holds no sample of a finished one.
+        log_header_only=True,
     )
 
 

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import pyarrow as pa
 from datasets import Dataset
@@ -25,13 +26,8 @@ from groundbench.evaluate.images import Frame
 from groundbench.evaluate.profile import profiled_input
 from groundbench.evaluate.sent_images import RowImages, activate, source
 from groundbench.loaders.prompts import build_prompt, template_hash
-from groundbench.schemas.request_conditions import (
-    check_condition,
-    conditions_of,
-    is_text_only,
-    no_valid_rows,
-    row_allows,
-)
+from groundbench.loaders.validity import VALIDITY_COLUMNS, Validity, take_rows, without_masks
+from groundbench.schemas.request_conditions import check_condition, is_text_only, no_valid_rows
 from groundbench.scoring.profiles import Profile
 from groundbench.scoring.profiles.resample import scaled_row
 
@@ -49,12 +45,11 @@ class NoValidRows(GroundBenchError):
 
 
 def load_rows(folder: Path, config: str) -> Dataset:
-    """One config of the published folder, image bytes undecoded (``{"bytes", "path"}``).
+    """One config of the published folder (read through its Arrow table, :func:`rows_table`: the images stay
+    bytes, ``{"bytes", "path"}``).
 
     Loaded once per command and (folder, config) inside :func:`loading_once` (``groundbench eval``:
     its tasks and its subset check), so the config's files are hashed against the card once."""
-    from datasets import Image
-
     from groundbench.loaders import load_config
     from groundbench.loaders.published import record_config_dir
 
@@ -63,7 +58,7 @@ def load_rows(folder: Path, config: str) -> Dataset:
     if memo is not None and key in memo:
         return memo[key]
     record_config_dir(folder, config)  # an unknown config (or baselines): the error listing the configs of rows
-    dataset = load_config(config, folder).cast_column("image", Image(decode=False))
+    dataset = load_config(config, folder)
     if memo is not None:
         memo[key] = dataset
     return dataset
@@ -122,18 +117,27 @@ def to_sample(
     return Sample(id=example_id, input=[ChatMessageUser(content=content)], metadata=metadata)
 
 
-# The columns row_allows reads: selecting a row's validity never converts its parts (masks) or image.
-VALIDITY_COLUMNS = ("example_id", "excluded", "stratum", "original_target_part_id", "conditions")
+def rows_table(dataset: Dataset) -> pa.Table:
+    """The dataset's rows as its memory-mapped Arrow table, in order (made once per dataset: each
+    ``with_format`` makes a new dataset and its fingerprint)."""
+    table = _TABLES.get(dataset)
+    if table is None:
+        table = _TABLES[dataset] = dataset.with_format("arrow")[:]  # whatever its indices mapping
+    return table
 
 
-def _validity(dataset: Dataset) -> list[dict[str, Any]]:
-    return dataset.select_columns([c for c in VALIDITY_COLUMNS if c in dataset.column_names]).to_list()
+_TABLES: WeakKeyDictionary[Dataset, pa.Table] = WeakKeyDictionary()
+
+
+def validity(dataset: Dataset) -> Validity:
+    """Each row's kind, read column-wise from the memory-mapped table (no row becomes a Python object)."""
+    table = rows_table(dataset)
+    return Validity.of(table.select([c for c in VALIDITY_COLUMNS if c in table.column_names]))
 
 
 def valid_rows(dataset: Dataset, condition: str) -> list[tuple[str, int]]:
     """(example id, index) of every row valid under the condition, by example id (read without the images)."""
-    rows = enumerate(_validity(dataset))
-    return sorted((row["example_id"], index) for index, row in rows if row_allows(row, condition))
+    return validity(dataset).allowed(condition)
 
 
 def valid_example_ids(folder: Path, config: str, condition: str) -> set[str]:
@@ -147,23 +151,16 @@ BATCH_ROWS = 256
 # ``scaled_row``): only these columns are converted, the parts without their masks' runs (most of their bytes).
 PROMPT_COLUMNS = ("example_id", "width", "height", "object_category", "parts", "target_part_id", "instruction",
                   "answer_type")  # fmt: skip
-UNPROMPTED_PART_FIELDS = ("mask_rle",)
 
 
 def prompt_rows(table: pa.Table, indices: list[int]) -> list[dict[str, Any]]:
     """The rows at ``indices`` of the config's table as Python objects, with what their prompts read."""
-    rows = table.take(indices)
-    if "parts" in rows.column_names:
-        part = rows.schema.field("parts").type.value_type
-        kept = [part.field(i) for i in range(part.num_fields) if part.field(i).name not in UNPROMPTED_PART_FIELDS]
-        parts = rows.column("parts").cast(pa.list_(pa.struct(kept)))
-        rows = rows.set_column(rows.column_names.index("parts"), "parts", parts)
-    return rows.to_pylist()
+    return without_masks(take_rows(table, indices)).to_pylist()
 
 
 def prompt_table(dataset: Dataset) -> pa.Table:
     """The columns prompts read, as the memory-mapped Arrow table (nothing is converted or copied)."""
-    table = dataset.with_format("arrow")[:]  # the Dataset's rows in order, whatever its indices mapping
+    table = rows_table(dataset)
     return table.select([c for c in PROMPT_COLUMNS if c in table.column_names])
 
 
@@ -171,9 +168,10 @@ def chosen_rows(folder: Path, config: str, condition: str, limit: int | None) ->
     """(example id, index) of the rows a run of (config, condition) asks, by example id; the first ``limit``."""
     check_condition(condition, "command line")
     dataset = load_rows(folder, config)
-    chosen = valid_rows(dataset, condition)[:limit]
+    rows = validity(dataset)
+    chosen = rows.allowed(condition)[:limit]
     if not chosen:
-        raise NoValidRows(config, condition, {c for row in _validity(dataset) for c in conditions_of(row)})
+        raise NoValidRows(config, condition, rows.conditions())
     return chosen
 
 
@@ -189,7 +187,7 @@ def samples_of(
     """The samples of the ``chosen`` rows (``chosen_rows``), in that order; only those rows are read."""
     dataset = load_rows(folder, config)
     size = profile.sent_size if profile is not None and profile.style.resized else None
-    images = source(config, dataset, max_side, size)
+    images = source(config, dataset, rows_table(dataset), max_side, size)
     activate()
     table = prompt_table(dataset)
     built: list[Sample] = []

@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from urllib.parse import quote, unquote, urlsplit
 
+import pyarrow as pa
 from datasets import Dataset
 from inspect_ai.util import media_resolver
 
@@ -33,8 +34,8 @@ class RowImages:
     """Where the images of one config's samples are read from, and the frame each is sent in."""
 
     config: str
-    dataset: Dataset  # the config as loaded (image undecoded), memory-mapped
-    images: Dataset  # its ``image`` and ``image_sha256`` columns
+    dataset: Dataset  # the config as loaded
+    images: pa.Table  # its ``image`` (``{"bytes", "path"}``) and ``image_sha256`` columns, memory-mapped
     max_side: int | None
     size: Resize | None  # a profile's own resize (smart_resize), else --max-side's
     rows: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # example id -> (index, width, height)
@@ -53,8 +54,8 @@ class RowImages:
         """The data URI sent for the row: its verified bytes, resized when its frame says so."""
         index, width, height = self.rows[example_id]
         where = f"{self.config}: {example_id}"
-        row = self.images[index]
-        data = verified_bytes((row["image"] or {}).get("bytes"), row["image_sha256"], where)
+        image = self.images.column("image")[index].as_py()
+        data = verified_bytes((image or {}).get("bytes"), self.images.column("image_sha256")[index].as_py(), where)
         uri, frame = prepared_image(data, where, self.max_side, self.size)
         if (frame.width, frame.height) != (width, height):  # the prompt was written for the row's stated size
             found = f"{frame.width}x{frame.height}"
@@ -65,12 +66,13 @@ class RowImages:
 _SOURCES: dict[str, RowImages] = {}
 
 
-def source(config: str, dataset: Dataset, max_side: int | None, size: Resize | None) -> RowImages:
-    """The image source of a config for the tasks built now: shared by the tasks of one command (one loaded
-    dataset), replaced by a later command's (another folder may hold the config)."""
+def source(config: str, dataset: Dataset, table: pa.Table, max_side: int | None, size: Resize | None) -> RowImages:
+    """The image source of a config for the tasks built now (``table``: the dataset's Arrow table): shared by
+    the tasks of one command (one loaded dataset), replaced by a later command's (another folder may hold the
+    config)."""
     found = _SOURCES.get(config)
     if found is None or found.dataset is not dataset or (found.max_side, found.size) != (max_side, size):
-        images = dataset.select_columns(["image", "image_sha256"])
+        images = table.select(["image", "image_sha256"])
         found = _SOURCES[config] = RowImages(config, dataset, images, max_side, size)
     return found
 

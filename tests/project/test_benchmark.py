@@ -48,7 +48,7 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     command = [
         sys.executable, str(REPO / "benchmarks" / "run.py"), "--scale", "0.001", "--gapartnet-size", "160x120",
         "--dvc-project", str(default_repo()), "--startup-repeat", "1", "--workdir", str(tmp_path),
-        "--json", str(results), "--eval-rows", "2",
+        "--json", str(results), "--eval-rows", "20", "--whole-rows", "20",
     ]  # fmt: skip
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1800)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -99,6 +99,16 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     assert asked == run["bare_inspect"]["result"]["asked"] == run["groundbench"]["result"]["asked"] > 0
     assert run["groundbench"]["requests"] == asked and run["groundbench"]["first_request_s"] > 0
     assert run["groundbench"]["beyond_answer_bytes_per_row"] > 0 and run["bare_inspect_defaults"]["bytes_per_row"] > 0
+    # every condition of bulk_umd in one command (the memory curve), requests of the whole config, a GUI config
+    whole = report["eval_whole"]
+    assert whole["limit"] == 20  # the first 20 rows of each condition: the smoke stays cheap
+    assert whole["samples"] == whole["groundbench"]["result"]["asked"] == whole["groundbench"]["requests"] > asked
+    assert whole["curve"][-1]["answered"] <= whole["samples"] and whole["groundbench"]["peak_anon_bytes"] > 0
+    assert whole["requests"]["lines"] > 0 and whole["requests"]["result"]["exit"] == 0
+    (gui,) = report["eval_gui"]["runs"].values()
+    assert report["eval_gui"]["config"].startswith("gui_") and gui["groundbench"]["requests"] > 0
+    assert gui["groundbench"]["first_request_s"] > 0 and gui["groundbench"]["log_bytes_per_row"] > 0
+    assert report["eval_gui"]["requests"]["lines"] == report["eval_gui"]["valid_rows"] > 0
     assert report["score"]["lines"] > 0 and report["score"]["groundbench"]["result"]["exit"] == 0
     assert any(t["target"] == "score vs floor (CPU)" for t in report["targets"])
 
