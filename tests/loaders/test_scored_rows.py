@@ -1,5 +1,5 @@
-"""``read_scored``: the rows ``score`` keeps are the published rows less the columns no scoring path reads, each
-part's mask runs a read-only int64 array holding the same numbers (issue 43: the rows' memory)."""
+"""``read_scored``: the rows ``score`` keeps are the published rows less the columns and fields no scoring path
+reads, each part's mask runs a read-only int64 array holding the same numbers (issue 43: the rows' memory)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,51 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from groundbench.loaders.records import UNSCORED_COLUMNS, config_names, read_records, read_scored
+from groundbench.loaders.records import (
+    SCORED_EXTRAS,
+    UNSCORED_COLUMNS,
+    UNSCORED_PART_FIELDS,
+    config_names,
+    read_records,
+    read_scored,
+)
 from tests.scoring.test_scoring_hand import _write_folder
 
 RUNS = pa.list_(pa.int64())
-PART = pa.struct([("part_id", pa.string()), ("mask_rle", RUNS), ("category", pa.string())])  # the mask not last
-SCHEMA = pa.schema([("example_id", pa.string()), ("parts", pa.list_(PART)), ("prompts", pa.string())])
+PART = pa.struct(  # the mask not last, a field no scoring path reads
+    [("part_id", pa.string()), ("mask_rle", RUNS), ("mask_area", pa.int64()), ("category", pa.string())]
+)
+EXTRAS = pa.struct([("umd", pa.struct([("tool_id", pa.string())])), ("gui", pa.struct([("eval_type", pa.string())]))])
+SCHEMA = pa.schema(
+    [("example_id", pa.string()), ("parts", pa.list_(PART)), ("prompts", pa.string()), ("extras", EXTRAS)]
+)
+GUI = {"umd": None, "gui": {"eval_type": "e"}}
+
+
+def _part(name: str, runs: list[int] | None, category: str | None = "lid") -> dict[str, Any]:
+    return {"part_id": name, "mask_rle": runs, "mask_area": 3, "category": category}
+
+
 ROWS: list[dict[str, Any]] = [
-    {"example_id": "a", "parts": None, "prompts": "p"},
-    {"example_id": "b", "parts": [], "prompts": "p"},
-    {"example_id": "c", "parts": [{"part_id": "x", "mask_rle": None, "category": "lid"}], "prompts": "p"},
-    {"example_id": "d", "parts": [{"part_id": "y", "mask_rle": [0, 3, 2], "category": None}, None], "prompts": None},
-    {"example_id": "e", "parts": [{"part_id": "z", "mask_rle": [], "category": "k"}], "prompts": "p"},
-    {"example_id": "f", "parts": [{"part_id": "u", "mask_rle": [5, 1], "category": "h"}] * 2, "prompts": "p"},
+    {"example_id": "a", "parts": None, "prompts": "p", "extras": None},
+    {"example_id": "b", "parts": [], "prompts": "p", "extras": GUI},
+    {"example_id": "c", "parts": [_part("x", None)], "prompts": "p", "extras": {"umd": {"tool_id": "t"}, "gui": None}},
+    {"example_id": "d", "parts": [_part("y", [0, 3, 2], None), None], "prompts": None, "extras": None},
+    {"example_id": "e", "parts": [_part("z", [])], "prompts": "p", "extras": None},
+    {"example_id": "f", "parts": [_part("u", [5, 1])] * 2, "prompts": "p", "extras": None},
 ]
+
+
+def _unread(row: dict[str, Any]) -> dict[str, Any]:
+    """What ``read_scored`` should give for a row as ``to_pylist`` reads it."""
+    out = {k: v for k, v in row.items() if k not in UNSCORED_COLUMNS}
+    if out.get("parts") is not None:
+        out["parts"] = [
+            None if p is None else {k: v for k, v in p.items() if k not in UNSCORED_PART_FIELDS} for p in out["parts"]
+        ]
+    if out.get("extras") is not None:
+        out["extras"] = {k: v for k, v in out["extras"].items() if k in SCORED_EXTRAS}
+    return out
 
 
 def _as_read(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -51,11 +82,11 @@ def test_scored_rows_keep_every_mask_in_order(tmp_path: Path) -> None:
     rows = read_scored(tmp_path, "made")
     assert [list(p) for r in rows for p in r["parts"] or [] if p] == [["part_id", "mask_rle", "category"]] * 5
     assert isinstance(rows[3]["parts"][0]["mask_rle"], np.ndarray)
-    assert _as_read(rows) == [{k: v for k, v in r.items() if k != "prompts"} for r in ROWS]
+    assert _as_read(rows) == [_unread(r) for r in ROWS]
+    assert rows[2]["extras"] == {"gui": None} and rows[1]["extras"] == {"gui": {"eval_type": "e"}}
 
 
 def test_scored_rows_are_the_records_less_unread_columns(tmp_path: Path) -> None:
     folder = _write_folder(tmp_path)
     for config in config_names(folder):
-        expected = [{k: v for k, v in r.items() if k not in UNSCORED_COLUMNS} for r in read_records(folder, config)]
-        assert _as_read(read_scored(folder, config)) == expected
+        assert _as_read(read_scored(folder, config)) == [_unread(r) for r in read_records(folder, config)]
