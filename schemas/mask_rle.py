@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 
 import numpy as np
 
@@ -94,8 +93,9 @@ def contains(counts: Sequence[int], box: Sequence[float], point: Sequence[float]
     if not (x0 <= col < x1 and y0 <= row < y1):
         return False
     index = (row - y0) * (x1 - x0) + (col - x0)
-    # Run k covers indices [ends[k-1], ends[k]); the odd runs are inside.
-    return bisect_right(list(accumulate(counts)), index) % 2 == 1
+    # Run k covers indices [ends[k-1], ends[k]); the odd runs are inside. The ends summed by numpy (the counts
+    # may be a list or an int64 array), searched as a list of ints.
+    return bisect_right(np.cumsum(np.asarray(counts, dtype=np.int64)).tolist(), index) % 2 == 1
 
 
 def row_runs(counts: Sequence[int], box: Sequence[float], where: str = "row") -> np.ndarray:

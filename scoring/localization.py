@@ -197,10 +197,11 @@ def hits_at_tau(rows: Sequence[Row], c: Sequence[float] | None, tau: float | Non
     return hits
 
 
-def target_mask(part: Mapping[str, Any]) -> tuple[list[int], list[float]] | None:
-    """(run lengths, visible box) of a part's own mask; None where the row has none."""
+def target_mask(part: Mapping[str, Any]) -> tuple[Sequence[int], list[float]] | None:
+    """(run lengths, visible box) of a part's own mask; None where the row has none. The run lengths as the row
+    holds them: a list, or the read-only int64 array ``score``'s rows keep (``loaders.records.read_scored``)."""
     counts, box = part.get("mask_rle"), part.get("visible_bbox_xyxy")
-    return None if counts is None or not box else (list(counts), list(box))
+    return None if counts is None or not box else (counts, list(box))
 
 
 def region_geometry(rows: Sequence[Row]) -> str:
@@ -353,7 +354,7 @@ def _mask_runs(masks: Sequence[tuple[Sequence[int], list[float], float, float, f
     frame = np.array(sizes, dtype=np.int64).reshape(-1, 4)
     bx, by, w, h = frame[:, 0], frame[:, 1], frame[:, 2], frame[:, 3]
     per_mask = np.array([len(m[0]) for m in masks], dtype=np.int64)
-    lengths = np.fromiter((c for m in masks for c in m[0]), dtype=np.int64, count=int(per_mask.sum()))
+    lengths = np.concatenate([np.asarray(m[0], dtype=np.int64).reshape(-1) for m in masks])
     mask_of = np.repeat(np.arange(len(masks)), per_mask)
     first = np.cumsum(per_mask) - per_mask  # index of each mask's first run
     totals = np.bincount(mask_of, weights=lengths, minlength=len(masks))  # exact: far below 2**53

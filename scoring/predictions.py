@@ -33,7 +33,7 @@ from typing import Any
 
 from groundbench.errors import GroundBenchError, closest_name
 from groundbench.loaders.prompts import template_hash
-from groundbench.loaders.records import config_names, read_records
+from groundbench.loaders.records import config_names, read_scored
 from groundbench.schemas.request_conditions import (
     FREE_FORM,
     GUI,
@@ -73,10 +73,11 @@ Rows = dict[str, tuple[str, dict[str, Any]]]
 
 
 def read_rows(folder: Path, configs: list[str] | None = None) -> Rows:
-    """example_id -> (config, row without image bytes), for the folder's record configs (or ``configs``)."""
+    """example_id -> (config, row as score reads it: ``loaders.records.read_scored``), for the folder's record
+    configs (or ``configs``)."""
     rows: Rows = {}
     for name in configs or config_names(folder):
-        for row in read_records(folder, name):
+        for row in read_scored(folder, name):
             rows[row["example_id"]] = (name, row)
     return rows
 

@@ -45,9 +45,14 @@ def test_round_trip_and_membership_on_random_masks(seed: int) -> None:
     counts = mask_rle.encode(crop)
     assert sum(counts) == w * h and mask_rle.area(counts) == int(crop.sum())
     assert np.array_equal(mask_rle.decode(counts, box), crop)
+    stored = np.asarray(counts, dtype=np.int64)  # the runs as score's rows hold them (loaders.records.read_scored)
+    assert np.array_equal(mask_rle.decode(stored, box), crop)
+    assert np.array_equal(mask_rle.row_runs(stored, box), mask_rle.row_runs(counts, box))
     for row in range(h):
         for col in range(w):
-            assert mask_rle.contains(counts, box, (5 + col + 0.5, 7 + row + 0.5)) == bool(crop[row, col])
+            inside = bool(crop[row, col])
+            assert mask_rle.contains(counts, box, (5 + col + 0.5, 7 + row + 0.5)) == inside
+            assert mask_rle.contains(stored, box, (5 + col + 0.5, 7 + row + 0.5)) == inside
 
 
 def test_counts_that_do_not_cover_the_box_are_refused() -> None:
