@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,15 +164,7 @@ def _fetch_hub(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts:
     shutil.rmtree(staging, ignore_errors=True)
     from huggingface_hub import constants
 
-    record = _base_record(s) | {
-        "origin": f"{constants.ENDPOINT}/datasets/{s.origin}",
-        "repo": s.origin,
-        "revision": commit,
-        "archive": None,
-        "files": {f.path: {"bytes": f.bytes, "sha256": f.sha256} for f in files},
-        "tree": tree,
-    }
-    return FetchResult(s.name, record, "fetched")
+    return _fetched_files(s, f"{constants.ENDPOINT}/datasets/{s.origin}", commit, files, tree)
 
 
 def _fetch_github(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, opts: FetchOptions) -> FetchResult:
@@ -200,8 +192,14 @@ def _fetch_github(root: Path, s: SourceSpec, recorded: dict[str, Any] | None, op
         _check_layout(s, tmp)
         tree = tree_digest(tmp)
     shutil.rmtree(staging, ignore_errors=True)
+    return _fetched_files(s, f"{base}/{s.origin}/{commit}", commit, files, tree)
+
+
+def _fetched_files(s: SourceSpec, origin: str, commit: str, files: Sequence[Any], tree: dict[str, Any]) -> FetchResult:
+    """The record of a tree fetched file by file at one commit (the Hub's or GitHub's): each file's size and
+    sha256, no archive."""
     record = _base_record(s) | {
-        "origin": f"{base}/{s.origin}/{commit}",
+        "origin": origin,
         "repo": s.origin,
         "revision": commit,
         "archive": None,
