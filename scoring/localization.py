@@ -92,11 +92,65 @@ def _within(dx: np.ndarray, dy: np.ndarray, squared: np.ndarray, limit: float) -
     return counts
 
 
+PRUNE_PAIRS = 1 << 22  # candidates x targets above which candidates that cannot be the best are left out
+SEEDS = 64  # candidates counted first (the highest bounds) to set the bar the others' bounds must reach
+BINS_PER_TAU = 16  # the targets are binned in squares of tau / BINS_PER_TAU for the bounds
+
+
 def _count_best(points: np.ndarray, targets: np.ndarray, tau: float) -> tuple[tuple[int, int], np.ndarray]:
-    """The candidate covering the most targets (ties: the most with room to spare), and its (loose, tight) counts.
+    """The candidate covering the most targets (ties: the most with room to spare; then the first), and its
+    (loose, tight) counts.
 
     A target is covered when ``np.hypot`` of its offset from the candidate is at most tau (loose: tau + EPS;
-    tight: tau - 1e-9); :func:`_within` counts the same pairs without computing every hypot."""
+    tight: tau - 1e-9); :func:`_within` counts the same pairs without computing every hypot. Many candidates
+    (a lattice over thousands of targets) are first bounded (:func:`_cover_bounds`): a candidate whose bound is
+    below the loose count of one already counted cannot be the best nor tie it, so only the others are counted,
+    in their order (the same candidate wins)."""
+    if len(points) * len(targets) > PRUNE_PAIRS and len(points) > SEEDS and tau > 0 and math.isfinite(tau):
+        bounds = _cover_bounds(points, targets, tau + EPS)
+        if bounds is not None:
+            seeds = np.sort(np.argsort(-bounds, kind="stable")[:SEEDS])
+            (bar, _), _ = _count_best_of(points[seeds], targets, tau)
+            return _count_best_of(points[bounds >= bar], targets, tau)
+    return _count_best_of(points, targets, tau)
+
+
+def _cover_bounds(points: np.ndarray, targets: np.ndarray, radius: float) -> np.ndarray | None:
+    """Per candidate, at least the number of targets within ``radius`` of it: the targets binned in squares of
+    side s, summed over every square whose distance from the candidate's square is at most the radius, with a
+    square's slack either way for a value rounded onto the other side of an edge (None: too many squares)."""
+    side = radius / BINS_PER_TAU
+    low = targets.min(axis=0)
+    reach = BINS_PER_TAU + 3  # squares a covered target can be away, rounding slack included
+    shape = np.floor((targets.max(axis=0) - low) / side).astype(np.int64) + 1 + 2 * reach
+    if not np.isfinite(low).all() or not np.isfinite(shape).all() or int(shape[0]) * int(shape[1]) > 1 << 20:
+        return None
+    binned = np.floor((targets - low) / side).astype(np.int64) + reach
+    counts = np.zeros((int(shape[0]), int(shape[1])), dtype=np.int64)
+    np.add.at(counts, (binned[:, 0], binned[:, 1]), 1)
+    # Sums over a row of squares are differences of running sums along it (a zero column first).
+    padded = np.pad(counts, ((reach, reach), (reach + 1, reach)))
+    running = padded.cumsum(axis=1)
+    window = np.zeros_like(counts)
+    height, width = counts.shape
+    for i in range(-reach, reach + 1):
+        # the squares j of row i within reach: the gap counts two squares' slack on each axis, not one
+        free = (radius * (1 + 1e-6) / side) ** 2 - max(abs(i) - 2, 0) ** 2
+        if free < 0:
+            continue
+        j = min(reach, int(math.isqrt(int(free))) + 2)
+        while j + 1 <= reach and (j + 1 - 2) ** 2 <= free:
+            j += 1
+        rows = running[reach + i : reach + i + height]
+        window += rows[:, reach + 1 + j : reach + 1 + j + width] - rows[:, reach - j : reach - j + width]
+    # A candidate beyond the padded grid (or not finite) covers no target: any square's sum bounds its count.
+    where = np.nan_to_num(np.floor((points - low) / side), nan=-1.0, posinf=-1.0, neginf=-1.0) + reach
+    cells = np.clip(where, 0, shape - 1).astype(np.int64)
+    return window[cells[:, 0], cells[:, 1]]
+
+
+def _count_best_of(points: np.ndarray, targets: np.ndarray, tau: float) -> tuple[tuple[int, int], np.ndarray]:
+    """:func:`_count_best` counting every candidate."""
     best: tuple[int, int] = (-1, -1)
     where = points[0]
     tx, ty = targets[:, 0][None, :], targets[:, 1][None, :]
