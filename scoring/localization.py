@@ -384,17 +384,19 @@ def _all_region_rects(rows: Sequence[Row]) -> tuple[np.ndarray, ...] | None:
             np.concatenate([np.full(len(r[0]), r[4]) for r in regions]),
         )
     box = np.array(boxes, dtype=np.float64).reshape(-1, 7)
-    runs = np.concatenate([box, mask_runs])
-    y, x0, x1, y1, cx, cy, d = (runs[:, k] for k in range(7))
-    closed = np.concatenate([np.ones(len(box), dtype=bool), np.zeros(len(mask_runs), dtype=bool)])
+    y, x0, x1, y1, cx, cy, d = (np.concatenate([box[:, k], mask_runs[k]]) for k in range(7))
+    closed = np.concatenate([np.ones(len(box), dtype=bool), np.zeros(len(mask_runs[0]), dtype=bool)])
     return (x0 - cx) / d, (x1 - cx) / d, (y - cy) / d, (y1 - cy) / d, closed
 
 
-def _mask_runs(masks: Sequence[tuple[Sequence[int], list[float], float, float, float]]) -> np.ndarray | None:
+def _mask_runs(
+    masks: Sequence[tuple[Sequence[int], list[float], float, float, float]],
+) -> tuple[np.ndarray, ...] | None:
     """(row, first col, last col + 1, row + 1, cx, cy, d) of every horizontal run of every mask, in image
-    pixels (``mask_rle.row_runs`` of each, at once); None when a mask's run lengths do not cover its box."""
+    pixels (``mask_rle.row_runs`` of each, at once), as seven float arrays; None when a mask's run lengths do
+    not cover its box."""
     if not masks:
-        return np.zeros((0, 7), dtype=np.float64)
+        return tuple(np.zeros(0, dtype=np.float64) for _ in range(7))
     sizes = []
     for _, box, _, _, _ in masks:
         if (
@@ -429,11 +431,10 @@ def _mask_runs(masks: Sequence[tuple[Sequence[int], list[float], float, float, f
     width, owner = width[run], owner[run]
     begin = np.maximum(starts[run], line * width) - line * width
     end = np.minimum(stops[run], (line + 1) * width) - line * width
-    meta = np.array([m[2:] for m in masks], dtype=np.float64).reshape(-1, 3)[owner]
+    meta = np.array([m[2:] for m in masks], dtype=np.float64).reshape(-1, 3)
     row = (line + by[owner]).astype(np.float64)
-    return np.column_stack(
-        [row, (begin + bx[owner]).astype(np.float64), (end + bx[owner]).astype(np.float64), row + 1.0, meta]
-    )
+    first_col, stop_col = (begin + bx[owner]).astype(np.float64), (end + bx[owner]).astype(np.float64)
+    return (row, first_col, stop_col, row + 1.0, meta[owner, 0], meta[owner, 1], meta[owner, 2])
 
 
 def _best_in_regions(rows: Sequence[Row]) -> tuple[float, float] | None:
@@ -447,12 +448,14 @@ def _best_in_regions(rows: Sequence[Row]) -> tuple[float, float] | None:
     open_end = (~closed).astype(np.int64)  # a half-open span [a, b) stops before b's cell
     c0, c1 = 2 * np.searchsorted(xs, x0), 2 * np.searchsorted(xs, x1) - open_end
     r0, r1 = 2 * np.searchsorted(ys, y0), 2 * np.searchsorted(ys, y1) - open_end
-    grid = np.zeros((2 * len(ys) + 1, 2 * len(xs) + 1), dtype=np.int32)
-    np.add.at(grid, (r0, c0), 1)
-    np.add.at(grid, (r0, c1 + 1), -1)
-    np.add.at(grid, (r1 + 1, c0), -1)
-    np.add.at(grid, (r1 + 1, c1 + 1), 1)
-    counts = grid.cumsum(axis=0).cumsum(axis=1)[:-1, :-1]
+    shape = (2 * len(ys) + 1, 2 * len(xs) + 1)
+    # Each rectangle's four corner marks (+1 at its first cell and past its last, -1 at the two others),
+    # summed per cell by counting the flat cell indices.
+    width, size = shape[1], shape[0] * shape[1]
+    plus = np.concatenate([r0 * width + c0, (r1 + 1) * width + c1 + 1])
+    minus = np.concatenate([r0 * width + c1 + 1, (r1 + 1) * width + c0])
+    marks = np.bincount(plus, minlength=size) - np.bincount(minus, minlength=size)
+    counts = marks.reshape(shape).cumsum(axis=0).cumsum(axis=1)[:-1, :-1]
     best = counts.max()
     if best <= 0:
         return None
