@@ -15,7 +15,7 @@ from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any, overload
 
-from groundbench.core.jsonindent import EncodedList, dumps_indented
+from groundbench.core.jsonindent import EncodedList, dumps_flat_object
 
 READ_BYTES = 1 << 20  # read back a megabyte at a time
 
@@ -31,7 +31,7 @@ class KeptRecords(EncodedList):
         self._size = 0
 
     def append(self, record: Mapping[str, Any]) -> None:
-        data = dumps_indented(record, self.indent, finite=True).encode("utf-8", "surrogatepass")
+        data = dumps_flat_object(record, self.indent, finite=True).encode("utf-8", "surrogatepass")
         self._file.write(data)
         self._size += len(data)
         self._ends.append(self._size)

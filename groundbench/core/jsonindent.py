@@ -49,6 +49,51 @@ def dumps_indented(value: Any, indent: int = 1, finite: bool = False) -> str:
     return "".join(pieces)
 
 
+def dumps_flat_object(mapping: Any, indent: int = 1, finite: bool = False) -> str:
+    """:func:`dumps_indented` of a small value of plain dicts, lists and scalars (a report's record of one
+    prediction), written by one short recursive function; anything else in it (a tuple, a mapping, a key that
+    is not a string, a non-finite float unless ``finite``) is written by the general walk."""
+    text = _small(mapping, "\n", " " * indent, finite)
+    return dumps_indented(mapping, indent, finite) if text is None else text
+
+
+def _small(o: Any, newline: str, pad: str, finite: bool) -> str | None:
+    """The text of ``o`` whose lines start with ``newline`` (its depth's indent), None to leave it to _Writer."""
+    kind = type(o)
+    if kind is str:
+        return encode_basestring(o)
+    if o is None:
+        return "null"
+    if kind is bool:
+        return "true" if o else "false"
+    if kind is int:
+        return int.__repr__(o)
+    if kind is float:
+        if math.isfinite(o):
+            return float.__repr__(o)
+        return "null" if finite else None
+    if kind is list:
+        if not o:
+            return "[]"
+        inner = newline + pad
+        texts = [_small(v, inner, pad, finite) for v in o]
+        return None if None in texts else "[" + inner + ("," + inner).join(texts) + newline + "]"  # type: ignore[arg-type]
+    if kind is dict:
+        if not o:
+            return "{}"
+        if not all(type(key) is str for key in o):
+            return None
+        inner = newline + pad
+        pieces = []
+        for key in sorted(o):
+            text = _small(o[key], inner, pad, finite)
+            if text is None:
+                return None
+            pieces.append(encode_basestring(key) + ": " + text)
+        return "{" + inner + ("," + inner).join(pieces) + newline + "}"
+    return None
+
+
 class _Writer:
     def __init__(self, write: Callable[[str], object], indent: str, finite: bool) -> None:
         self.write, self.indent, self.finite = write, indent, finite
