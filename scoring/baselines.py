@@ -131,14 +131,20 @@ def bake_row_baselines(batch: pa.RecordBatch) -> pa.RecordBatch:
 
 def text_key(row: Row, keys: Sequence[str]) -> tuple[Any, ...]:
     """The categorical text a condition hands the model about this row, as a lookup key."""
-    part = target_part(row) or {}
-    values = {
-        "object_category": row.get("object_category"),
-        "target_part_id": row.get("target_part_id"),
-        "target_category": part.get("category"),
-        "target_joint_type": part.get("joint_type"),
-    }
-    return tuple(values[k] for k in keys)
+    part: Mapping[str, Any] | None = None
+    out = []
+    for k in keys:  # the target part is looked up only when a key reads it
+        if k in ("object_category", "target_part_id"):
+            out.append(row.get(k))
+        elif k in _PART_FIELDS:
+            part = (target_part(row) or {}) if part is None else part
+            out.append(part.get(_PART_FIELDS[k]))
+        else:
+            raise KeyError(k)
+    return tuple(out)
+
+
+_PART_FIELDS = {"target_category": "category", "target_joint_type": "joint_type"}  # text key -> the part's field
 
 
 def majority(actions: Iterable[str]) -> tuple[str, int, int]:

@@ -190,9 +190,10 @@ def geometric_parts(answer: Answer, candidates: Sequence[Part]) -> list[Part]:
     return [] if part is None else [part]
 
 
-def selected_parts(answer: Answer, row: Row, condition: str) -> list[Part]:
+def selected_parts(answer: Answer, row: Row, condition: str, named: list[Part] | None = None) -> list[Part]:
+    """The parts the answer selects (``named``: its :func:`named_parts`, when already at hand)."""
     geometry = not supplies_region(condition)
-    named = named_parts(answer, row)
+    named = named_parts(answer, row) if named is None else named
     if len(named) > 1 and geometry:
         named = geometric_parts(answer, named) or named
     if named:
@@ -638,7 +639,8 @@ def group_metrics(
 
     task_free = base in TASK_FREE
     measurable = selection_measurable(condition)
-    selections = [selected_parts(s.answer, s.row, condition) for s in items]
+    named = [named_parts(s.answer, s.row) for s in items]  # read once, for the selections and the figures below
+    selections = [selected_parts(s.answer, s.row, condition, n) for s, n in zip(items, named, strict=True)]
     correct = [s.answer.action == s.row["target_action"] for s in items]
     if task_free:
         valid = [selection_action(p) is not None for p in selections]
@@ -659,9 +661,7 @@ def group_metrics(
         "credited only with a valid part selection" if task_free else "equals ungated: the prompt set the target"
     )
     out.append(_rated(head, "action_accuracy_gated", items, gated, seed, resamples, **columns, note=gated_note))
-    named_exact = [
-        len(named_parts(s.answer, s.row)) == 1 and is_exact_target(named_parts(s.answer, s.row), s.row) for s in items
-    ]
+    named_exact = [len(n) == 1 and is_exact_target(n, s.row) for s, n in zip(items, named, strict=True)]
     out.append(
         _rated(head, "action_accuracy_given_exact_part_named", items, correct, seed, resamples, included=named_exact)
     )

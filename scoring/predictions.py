@@ -28,6 +28,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -314,7 +315,7 @@ def answer_of(
         answer = part_answer(fmt, response, row, seen, strict)
         return settle(answer, has_answer_fields(answer))
     if response is not None:
-        answer = parse_response(response, strict_only=strict)
+        answer = _parsed_response(response, strict)
     elif fields:
         answer = answer_from_fields(fields, FIELDS)
     elif present:
@@ -325,6 +326,13 @@ def answer_of(
         answer = official_answer(answer, row)
         return settle(answer, usable(answer.record, row))
     return settle(answer, has_answer_fields(answer))
+
+
+@lru_cache(maxsize=256)
+def _parsed_response(response: str, strict: bool) -> Answer:
+    """``parse_response``, remembered for recent texts: lines repeat answers (a row's one answer under each of
+    its conditions, a refusal, an every-keyword text) and an Answer is immutable (its ``record`` is only read)."""
+    return parse_response(response, strict_only=strict)
 
 
 @dataclass(frozen=True)
