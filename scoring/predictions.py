@@ -27,6 +27,7 @@ import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -62,6 +63,7 @@ from groundbench.scoring.parse import (
     parse_response,
     settle,
 )
+from groundbench.scoring.seen import SeenKeys
 
 # Parsed answer fields a line may carry: the documented schema, plus for GUI rows eval.py's own keys.
 ANSWER_FIELDS = (
@@ -398,9 +400,11 @@ class Joined:
     formats: dict[str, AnswerFormat] = field(default_factory=dict)  # model -> the answer format its lines use
     profiles: dict[str, str] = field(default_factory=dict)  # model -> the profile its lines were asked under
     format_conflict: str | None = None  # the first model whose lines use two answer formats
-    seen: set[tuple[str, str, str]] = field(default_factory=set)  # (model, example id, condition) of every line
+    seen: SeenKeys = field(default_factory=SeenKeys)  # (model, example id, condition) of every line
     unknown_keys: UnknownKeys = field(default_factory=UnknownKeys)
     malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
+    # The last answer kept without its record, and that answer: lines repeating an answer share one object.
+    _last: tuple[Answer, Answer] | None = field(default=None, repr=False, compare=False)
 
     def count(self, where: str, line: Any) -> None:
         """Every line is counted (and its gate fields and keys seen) before anything can drop it."""
@@ -437,7 +441,10 @@ class Joined:
         self.kept.append(_kept(read, read.answer))
         answer = read.answer
         if answer.record is not None and base_condition(condition) != GUI:
-            answer = replace(answer, record=None)  # read again only by the GUI rules; the report has it already
+            # read again only by the GUI rules; the report has it already
+            if self._last is None or self._last[0] is not answer:
+                self._last = (answer, replace(answer, record=None))
+            answer = self._last[1]
         self.items.append(Scored(model, read.config, condition, read.row, answer))
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
@@ -501,7 +508,7 @@ def join(
     empty input refused. ``answer_format`` reads every line that names none (default: ``groundbench``).
     A key that looks like a misspelt known key is one error of its own, before any bad line."""
     context = Context(rows, gate, strict, allow_gate_mismatch, answer_format or parse_format(DEFAULT))
-    out = Joined()
+    out = Joined(seen=SeenKeys(rows))
     problems: list[tuple[str, BadLine]] = []
     for where, line in lines:
         out.count(where, line)
@@ -565,7 +572,7 @@ def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[Answer
 
 
 def expand(
-    items: list[Scored], rows: Rows, seen: set[tuple[str, str, str]] | None = None
+    items: list[Scored], rows: Rows, seen: AbstractSet[tuple[str, str, str]] | None = None
 ) -> tuple[list[Scored], list[dict[str, str]]]:
     """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers.
     ``seen``: the join's (model, example id, condition) of every line, if at hand (not built again)."""
