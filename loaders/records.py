@@ -130,7 +130,9 @@ def _int_view(array: pa.Array) -> np.ndarray:
     dtype = np.dtype(("u" if pa.types.is_unsigned_integer(array.type) else "i") + str(array.type.bit_width // 8))
     if not len(array):
         return np.zeros(0, dtype=dtype)
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    view = np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+    view.setflags(write=False)  # the Arrow buffer is shared: never written through
+    return view
 
 
 def _null_flags(array: pa.Array) -> np.ndarray:

@@ -325,3 +325,93 @@ def test_the_json_report_is_the_plain_dump_of_to_dict(tmp_path: Path) -> None:
     expected = plain_dumps(report.to_dict()) + "\n"
     assert (tmp_path / "s.json").read_bytes() == expected.encode("utf-8", "backslashreplace")
     assert len(report.predictions) == len(PREDICTIONS) + 1
+
+
+# --- branch scorecpu: the fast paths added there, against the plain code -------------------------------
+
+
+@pytest.mark.parametrize("spread", ["normal", "rounded", "clusters", "far"])
+def test_the_bounded_best_constant_is_the_one_every_candidate_counted_finds(
+    spread: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Candidates whose binned bound cannot reach the best are left out: the same counts and the same winner
+    (ties included: the first candidate of the best counts), as counting every candidate with hypot."""
+    monkeypatch.setattr(localization, "PRUNE_PAIRS", 0)
+    rng = np.random.default_rng(len(spread))
+    for trial in range(6):
+        targets = rng.normal(0.0, 0.2, size=(int(rng.integers(80, 400)), 2))
+        if spread == "rounded":
+            targets = np.round(targets * 16) / 16  # coincident targets: exact ties between candidates
+        elif spread == "clusters":
+            targets = np.concatenate([targets[:40] * 0.05 + 0.3, targets[40:] * 0.05 - 0.3])
+        tau = float(np.median(np.hypot(*(targets - targets.mean(axis=0)).T))) * (0.5 + trial / 4)
+        points = np.concatenate([localization._grid_candidates(targets), targets + 1e-12])
+        if spread == "far":
+            points = np.concatenate([points, rng.normal(0, 5.0, (200, 2)), [[np.nan, 0.0], [np.inf, 1.0]]])
+        fast, plain = localization._count_best(points, targets, tau), plain_count_best(points, targets, tau)
+        assert fast[0] == plain[0] and fast[1].tolist() == plain[1].tolist(), (spread, trial)
+        bounds = localization._cover_bounds(points, targets, tau + localization.EPS)
+        assert bounds is not None
+        counts = [plain_count_best(p[None, :], targets, tau)[0][0] for p in points[:: max(1, len(points) // 300)]]
+        assert all(b >= c for b, c in zip(bounds[:: max(1, len(points) // 300)], counts, strict=True))
+
+
+FLAT_RECORDS: list[Any] = [
+    {"a": 1, "b": [1.5, -0.0, 1e16], "c": {"d": [None, True, False, "x\n\u2028"], "e": {}}, "f": [], "g": math.nan},
+    {"record": {"point": [[1, 2], [3, [4.5]]], "box": [{"k": math.inf}]}, "n": 12345678901234567890},
+    {"t": (1, 2), "m": _Proxy({"z": 1}), "s": "\ud800"},  # a tuple and a mapping: the general walk
+    {1: "a", 2: [2.5]},
+    [1, {"a": [math.nan]}],
+    {},
+    "plain",
+]
+
+
+@pytest.mark.parametrize("value", FLAT_RECORDS)
+def test_a_flat_record_is_written_as_the_general_walk_writes_it(value: Any) -> None:
+    from groundbench.core.jsonindent import dumps_flat_object
+
+    for indent in (1, 2):
+        assert dumps_flat_object(value, indent, finite=True) == dumps_indented(value, indent, finite=True)
+    try:
+        expected = dumps_indented(value)
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            dumps_flat_object(value)
+    else:
+        assert dumps_flat_object(value) == expected
+
+
+def test_the_masks_runs_read_off_arrow_buffers_are_to_numpys() -> None:
+    import pyarrow as pa
+
+    from groundbench.loaders import records
+
+    runs = pa.array([[1, 2, 3], None, [], [4], None, [5, 6]], type=pa.list_(pa.int64()))
+    for array in (runs, runs.slice(1), runs.slice(3, 2)):
+        assert records._null_flags(array).tolist() == array.is_null().to_pylist()
+        lengths = np.where(records._null_flags(array), 0, records._int_view(array.value_lengths()))
+        assert lengths.tolist() == array.value_lengths().fill_null(0).to_pylist()
+        assert records._int_view(array.flatten()).tolist() == array.flatten().to_pylist()
+    for kind in (pa.int8(), pa.uint16(), pa.int32(), pa.uint64()):
+        values = pa.array([0, 1, 7, 100], type=kind).slice(1)
+        assert records._int_view(values).tolist() == [1, 7, 100]
+    assert records._int_view(pa.array([], type=pa.int64())).tolist() == []
+    view = records._int_view(pa.array([1, 2], type=pa.int64()))
+    assert view.dtype == np.int64 and not view.flags.writeable
+
+
+def test_seen_keys_answer_as_a_set_of_key_tuples() -> None:
+    from groundbench.scoring.seen import SeenKeys
+
+    rng = random.Random(4)
+    ids = [f"r{i}" for i in range(37)]
+    seen, plain = SeenKeys(ids[:20]), set()  # ids beyond the numbered ones are numbered when added
+    for _ in range(300):
+        key = (rng.choice(["m", "n", "o"]), rng.choice(ids), rng.choice(["a", "b"]))
+        assert (key in seen) == (key in plain)
+        seen.add(key)
+        plain.add(key)
+        assert len(seen) == len(plain)
+    assert seen == plain and set(seen) == plain and sorted(seen) == sorted(plain)
+    assert ("m", "nope", "a") not in seen and ("m", 3, "a") not in seen and "m" not in seen
