@@ -31,7 +31,11 @@ class KeptRecords(EncodedList):
         self._size = 0
 
     def append(self, record: Mapping[str, Any]) -> None:
-        data = dumps_flat_object(record, self.indent, finite=True).encode("utf-8", "surrogatepass")
+        self.append_text(dumps_flat_object(record, self.indent, finite=True))
+
+    def append_text(self, text: str) -> None:
+        """Keep a record given as its text (what :meth:`append` writes for it)."""
+        data = text.encode("utf-8", "surrogatepass")
         self._file.write(data)
         self._size += len(data)
         self._ends.append(self._size)

@@ -30,9 +30,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from json.encoder import encode_basestring  # type: ignore[attr-defined]  # json's own C function
 from pathlib import Path
 from typing import Any
 
+from groundbench.core.jsonindent import dumps_flat_object
 from groundbench.errors import GroundBenchError, closest_name
 from groundbench.loaders.prompts import template_hash
 from groundbench.loaders.records import config_names, read_scored
@@ -405,13 +407,19 @@ class Joined:
     malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
     # The last answer kept without its record, and that answer: lines repeating an answer share one object.
     _last: tuple[Answer, Answer] | None = field(default=None, repr=False, compare=False)
+    # The last answer's (format, response) and the text of its record's fields around the line's own three.
+    _last_text: tuple[Answer, str, Any, str, str] | None = field(default=None, repr=False, compare=False)
 
-    def count(self, where: str, line: Any) -> None:
-        """Every line is counted (and its gate fields and keys seen) before anything can drop it."""
+    def count(self, where: str, line: Any) -> dict[str, Any]:
+        """Every line is counted (and its gate fields and keys seen) before anything can drop it; its gate fields
+        are returned (read once)."""
         self.lines += 1
+        carried: dict[str, Any] = {}
         if isinstance(line, Mapping):
-            self.gated_lines += bool(line_gate_fields(line))
+            carried = line_gate_fields(line)
+            self.gated_lines += bool(carried)
             self.unknown_keys.note(where, line)
+        return carried
 
     def claim(self, key: Key) -> Key:
         """The line's key, unless an earlier line had it (then the line is a duplicate)."""
@@ -438,7 +446,7 @@ class Joined:
                 {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
             )
             return
-        self.kept.append(_kept(read, read.answer))
+        self.kept.append_text(self._kept_text(read))
         answer = read.answer
         if answer.record is not None and base_condition(condition) != GUI:
             # read again only by the GUI rules; the report has it already
@@ -450,6 +458,31 @@ class Joined:
             sample = self.malformed.setdefault(model, [])
             if len(sample) < SAMPLE:
                 sample.append(read)
+
+    def _kept_text(self, read: ReadLine) -> str:
+        """The report's record of the line as its JSON text (``KeptRecords``): ``_kept`` written with its keys
+        sorted, in three runs: the answer's fields before the line's own three keys (condition, example_id,
+        model), those three, and the answer's after them. A line repeating the last line's answer (the same
+        answer object, format and response) reuses the answer's two runs."""
+        answer, spec, response = read.answer, read.fmt.spec, read.line.get("response")
+        assert answer is not None
+        last = self._last_text
+        if last is None or last[0] is not answer or last[1] != spec or last[2] != response:
+            fields = _kept(read, answer)
+            before = {k: fields[k] for k in ("action", "action_raw", "answer_format", "box")}
+            after = {k: fields[k] for k in ("numbers_from_strings", "parse", "part", "point", "record", "response")}
+            last = self._last_text = (answer, spec, response, _inner(before), _inner(after))
+        key = read.key
+        own = (
+            f' "condition": {encode_basestring(key.condition)},\n "example_id": {encode_basestring(key.example_id)},'
+            f'\n "model": {encode_basestring(key.model)}'
+        )
+        return "{\n" + last[3] + ",\n" + own + ",\n" + last[4] + "\n}"
+
+
+def _inner(fields: dict[str, Any]) -> str:
+    """The lines of ``fields``' indented JSON text between its braces (each starts with its one-space indent)."""
+    return dumps_flat_object(fields, KeptRecords.indent, finite=True)[2:-2]
 
 
 def _kept(read: ReadLine, answer: Answer) -> dict[str, Any]:
@@ -511,10 +544,10 @@ def join(
     out = Joined(seen=SeenKeys(rows))
     problems: list[tuple[str, BadLine]] = []
     for where, line in lines:
-        out.count(where, line)
+        carried = out.count(where, line)
         try:
             key = out.claim(_identify(line, rows))
-            out.add(_read_line(where, line, key, context))
+            out.add(_read_line(where, line, key, context, carried))
         except BadLine as problem:
             problems.append((where, problem))
     misspelt = out.unknown_keys.misspelt()
@@ -529,12 +562,14 @@ def join(
     return out
 
 
-def _read_line(where: str, line: Mapping[str, Any], key: Key, context: Context) -> ReadLine:
+def _read_line(
+    where: str, line: Mapping[str, Any], key: Key, context: Context, carried: dict[str, Any] | None = None
+) -> ReadLine:
     """One identified line, top-down: its row, the format that reads it, the gate, then its answer."""
     config, row = context.rows[key.example_id]
     fmt, profile = _line_format(line, context.default)
     template = context.template(key.condition) if profile is None else profile.template_hash(key.condition)
-    wrong = _gate_mismatches(line, context, config, template, row)
+    wrong = _gate_mismatches(line_gate_fields(line) if carried is None else carried, context, config, template, row)
     answer = None
     if not row.get("excluded"):  # an excluded row's line is gated and counted, never scored
         if not row_allows(row, key.condition):
@@ -544,10 +579,9 @@ def _read_line(where: str, line: Mapping[str, Any], key: Key, context: Context) 
 
 
 def _gate_mismatches(
-    line: Mapping[str, Any], context: Context, config: str, template: str, row: Mapping[str, Any]
+    carried: Mapping[str, Any], context: Context, config: str, template: str, row: Mapping[str, Any]
 ) -> list[str]:
-    """What the line's gate fields say that differs from the data (allowed only by the override)."""
-    carried = line_gate_fields(line)
+    """What the line's gate fields (``carried``) say that differs from the data (allowed only by the override)."""
     if not carried:
         return []
     wrong = mismatches(carried, context.gate, config, template, str(row["image_sha256"]))
