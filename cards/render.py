@@ -13,6 +13,8 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from groundbench.cards.notice import synthetic_line as synthetic_line  # re-exported: commands import it here
+from groundbench.cards.notice import synthetic_notice
 from groundbench.cards.project import project_info
 from groundbench.cards.sources import BIBTEX, GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key
 from groundbench.schemas.conditions import ALL_CONDITIONS, CONDITIONS
@@ -583,30 +585,3 @@ HUB_DATASETS = "https://huggingface.co/datasets/"
 def repo_id_of(url: str) -> str:
     """The Hub repo id of the dataset URL (``ORG/NAME``), else a placeholder."""
     return url.removeprefix(HUB_DATASETS).strip("/") if url.startswith(HUB_DATASETS) else "<org>/groundbench"
-
-
-def synthetic_line(configs: Sequence[str]) -> str:
-    """The one line a command prints (once) about synthetic configs in what it read ("" when none); the card and
-    ``eval.yaml`` carry the whole :func:`synthetic_notice`."""
-    if not configs:
-        return ""
-    return (
-        f"SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK: {', '.join(configs)} were built from GroundBench's embedded "
-        "samples; a score on them means nothing about a model (build from the real sources first)."
-    )
-
-
-def synthetic_notice(configs: Sequence[str], markdown: bool = False) -> str:
-    """The warning a sample build carries at the top of its card and of `groundbench summary` ("" when none)."""
-    if not configs:
-        return ""
-    names = ", ".join(f"`{c}`" if markdown else c for c in configs)
-    text = (
-        "SYNTHETIC SAMPLE BUILD, NOT THE BENCHMARK. "
-        f"These configs were built from GroundBench's embedded samples: {names}. Their images and annotations "
-        "are synthetic, made by GroundBench's own code in the sources' file formats; they contain no UMD, "
-        "GAPartNet, SAPIEN, PartNet, PointerBench, ScreenSpot, OSWorld-G or UI-Vision material, and a score on them "
-        "means nothing about a model. Do not cite or publish them as GroundBench results; build from the real "
-        "sources first."
-    )
-    return f"> **⚠️ {text}**\n\n" if markdown else text

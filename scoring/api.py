@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.notice import synthetic_notice
 from groundbench.errors import GroundBenchError
 from groundbench.scoring.formats import DEFAULT, parse_format
 from groundbench.scoring.formats.warning import frame_warning

@@ -77,6 +77,27 @@ def mean_of_rates_interval(
     return float(low), float(high)
 
 
+def cluster_index(rows: Iterable[Mapping[str, Any]]) -> np.ndarray:
+    """Each row's cluster as its position among the rows' clusters in sorted order (for
+    :func:`indexed_rate_interval`)."""
+    names = [cluster_of(r) for r in rows]
+    position = {name: i for i, name in enumerate(sorted(set(names)))}
+    return np.fromiter((position[n] for n in names), dtype=np.int64, count=len(names))
+
+
+def indexed_rate_interval(clusters: np.ndarray, outcomes: np.ndarray, seed: int, resamples: int) -> Interval:
+    """:func:`rate_interval` of one outcome per counted row given as arrays: each row's cluster position
+    (:func:`cluster_index` of rows, a subset of them taken) and its outcome, summed per cluster by counting.
+    The same interval: the per-cluster sums are exact (outcomes 0/1), the clusters absent from the rows are
+    left out, the rest in sorted order."""
+    size = int(clusters.max()) + 1 if len(clusters) else 0
+    sums = np.bincount(clusters, weights=outcomes, minlength=size)
+    rows = np.bincount(clusters, minlength=size)
+    present = rows > 0
+    per_cluster = list(zip(sums[present].tolist(), rows[present].astype(np.float64).tolist(), strict=True))
+    return cluster_bootstrap(per_cluster, seed, resamples)
+
+
 def rate_interval(outcomes: Iterable[tuple[str, float]], seed: int, resamples: int) -> Interval:
     """Interval of a rate from (cluster, outcome) pairs, one per counted row (outcome 1 = hit, or a
     paired difference in -1..1)."""

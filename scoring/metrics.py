@@ -45,6 +45,7 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
+import numpy as np
 import yaml
 
 from groundbench.core.geometry import box_iou
@@ -72,7 +73,13 @@ from groundbench.scoring.baselines import (
     target_part,
     target_point,
 )
-from groundbench.scoring.bootstrap import cluster_bootstrap, cluster_of, rate_interval
+from groundbench.scoring.bootstrap import (
+    cluster_bootstrap,
+    cluster_index,
+    cluster_of,
+    indexed_rate_interval,
+    rate_interval,
+)
 from groundbench.scoring.gui import (
     MEAN_OF_SUITES,
     POINTERBENCH_CONFIGS,
@@ -384,8 +391,28 @@ def _rated(
 ) -> dict[str, Any]:
     """A rate over the included items with its bootstrap interval (resampled by object)."""
     chosen = [i for i in range(len(items)) if included is None or included[i]]
-    low, high = rate_interval(((cluster_of(items[i].row), float(hits[i])) for i in chosen), seed, resamples)
+    clusters = _CLUSTERS.of(items)[chosen] if included is not None else _CLUSTERS.of(items)
+    outcomes = np.fromiter((float(hits[i]) for i in chosen), dtype=np.float64, count=len(chosen))
+    low, high = indexed_rate_interval(clusters, outcomes, seed, resamples)
     return _entry(head, metric, sum(hits[i] for i in chosen), len(chosen), ci_low=low, ci_high=high, **extra)
+
+
+class _LastClusters:
+    """The cluster positions of the last item list rated (``bootstrap.cluster_index`` of its rows): a group's
+    figures are rated one after another over the same items, so each group's clusters are found once."""
+
+    def __init__(self) -> None:
+        self._items: Sequence[Scored] | None = None  # held, so its identity stays its own while remembered
+        self._clusters = np.zeros(0, dtype=np.int64)
+
+    def of(self, items: Sequence[Scored]) -> np.ndarray:
+        if items is not self._items or len(items) != len(self._clusters):
+            self._clusters = cluster_index(s.row for s in items)
+            self._items = items
+        return self._clusters
+
+
+_CLUSTERS = _LastClusters()
 
 
 def _object_rows(items: Sequence[Scored], hit: Callable[[Scored], bool]) -> list[tuple[int, int]]:

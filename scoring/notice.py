@@ -1,6 +1,6 @@
 """The synthetic notice on a terminal, one rule for every command that reads a build or scores on one
 (``summary``, ``score``, ``compare``, ``eval``, ``eval-log``, ``table``, ``results export``): one line
-(:func:`groundbench.cards.render.synthetic_line`, after a warning sign), once per command, on standard
+(:func:`groundbench.cards.notice.synthetic_line`, after a warning sign), once per command, on standard
 error, where everything a command says goes. Standard output holds only the command's result (a table, CSV,
 JSONL), so it is the same for a synthetic build as for a real one and pipes cleanly. The documents a
 command writes carry the notice in their own form: the whole text in ``scores.json``, the card, ``eval.yaml``
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from groundbench.cards.render import synthetic_line
+from groundbench.cards.notice import synthetic_line
 
 SIGN = "⚠"
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.notice import synthetic_notice
 from groundbench.core.atomic import write_text
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.records import read_config, read_records
