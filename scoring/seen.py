@@ -40,12 +40,17 @@ class SeenKeys(Set[Key]):
             self._count += 1
 
     def __contains__(self, key: Any) -> bool:
-        if not (isinstance(key, tuple) and len(key) == 3):
+        if not isinstance(key, tuple) or len(key) != 3:
             return False
         model, example_id, condition = key
-        index = self._index.get(example_id) if isinstance(example_id, str) else None
-        bits = self._bits.get((model, condition)) if index is not None else None
-        return bits is not None and index >> 3 < len(bits) and bool(bits[index >> 3] & (1 << (index & 7)))
+        try:
+            index = self._index.get(example_id)
+            bits = self._bits.get((model, condition))
+        except TypeError:  # an unhashable part: no key of the set
+            return False
+        if index is None or bits is None or index >> 3 >= len(bits):
+            return False
+        return bool(bits[index >> 3] >> (index & 7) & 1)
 
     def __iter__(self) -> Iterator[Key]:
         for (model, condition), bits in self._bits.items():
