@@ -18,7 +18,10 @@ def target_absent(row: Mapping[str, Any]) -> bool:
 def target_part(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The part the row asks about (``target_part_id`` among ``parts``); None when it is not there."""
     target = row.get("target_part_id")
-    return next((p for p in row.get("parts") or [] if p.get("part_id") == target), None)
+    for part in row.get("parts") or []:  # a plain loop: asked for every row, several times over
+        if part.get("part_id") == target:
+            return part
+    return None
 
 
 def target_type(row: Mapping[str, Any]) -> str:

@@ -164,11 +164,14 @@ def _majority_of(counts: Counter[str]) -> str:
     return min(counts.items(), key=lambda item: (-item[1], item[0]))[0]
 
 
-def blind_bound(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
-    """(rows a best text-only lookup gets right, N): per key, the largest action count."""
+def blind_bound(
+    rows: Sequence[Row], keys: Sequence[str], row_keys: Sequence[tuple[Any, ...]] | None = None
+) -> tuple[int, int]:
+    """(rows a best text-only lookup gets right, N): per key, the largest action count (``row_keys``: each
+    row's :func:`text_key`, when already at hand)."""
     groups: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
-    for row in rows:
-        groups[text_key(row, keys)][row["target_action"]] += 1
+    for row, key in zip(rows, _row_keys(rows, keys, row_keys), strict=True):
+        groups[key][row["target_action"]] += 1
     return sum(max(c.values()) for c in groups.values()), len(rows)
 
 
@@ -192,22 +195,31 @@ def backoff_levels(keys: Sequence[str]) -> list[tuple[str, ...]]:
     return levels
 
 
-def loo_blind_estimate(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
+def _row_keys(
+    rows: Sequence[Row], keys: Sequence[str], row_keys: Sequence[tuple[Any, ...]] | None
+) -> Sequence[tuple[Any, ...]]:
+    return [text_key(row, keys) for row in rows] if row_keys is None else row_keys
+
+
+def loo_blind_estimate(
+    rows: Sequence[Row], keys: Sequence[str], row_keys: Sequence[tuple[Any, ...]] | None = None
+) -> tuple[int, int]:
     """(rows a text-only lookup learnt on the other objects gets right, N), holding out one object at a time;
     the lookup backs off full key -> target part's category -> majority action (module docstring).
 
     Counted from per-key action counts minus the held-out object's own, so the cost is linear in the
     rows (relearning the lookup per object is quadratic: hours at a full-scale bulk config); the
-    majorities are those :func:`_lookup` learns on the other objects' rows, ties included.
+    majorities are those :func:`_lookup` learns on the other objects' rows, ties included. ``row_keys``: each
+    row's :func:`text_key` of ``keys`` (the first level), when already at hand.
     """
     levels = backoff_levels(keys)
     by_key: list[dict[tuple[Any, ...], Counter[str]]] = [defaultdict(Counter) for _ in levels]
     by_object: dict[str, list[tuple[list[tuple[Any, ...]], str]]] = defaultdict(list)
-    for row in rows:
-        row_keys, action = [text_key(row, level) for level in levels], row["target_action"]
-        for table, key in zip(by_key, row_keys, strict=True):
+    for row, first in zip(rows, _row_keys(rows, keys, row_keys), strict=True):
+        own_keys, action = [first, *(text_key(row, level) for level in levels[1:])], row["target_action"]
+        for table, key in zip(by_key, own_keys, strict=True):
             table[key][action] += 1
-        by_object[str(row["object_id"])].append((row_keys, action))
+        by_object[str(row["object_id"])].append((own_keys, action))
     overall: Counter[str] = Counter(row["target_action"] for row in rows)
     correct = 0
     for members in by_object.values():
@@ -228,9 +240,11 @@ def loo_blind_estimate(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, i
     return correct, len(rows)
 
 
-def singleton_keys(rows: Sequence[Row], keys: Sequence[str]) -> tuple[int, int]:
+def singleton_keys(
+    rows: Sequence[Row], keys: Sequence[str], row_keys: Sequence[tuple[Any, ...]] | None = None
+) -> tuple[int, int]:
     """(keys that occur on exactly one row, distinct keys)."""
-    counts = Counter(text_key(r, keys) for r in rows)
+    counts = Counter(_row_keys(rows, keys, row_keys))
     return sum(1 for c in counts.values() if c == 1), len(counts)
 
 

@@ -46,7 +46,11 @@ SEARCH_LIMIT = 4096
 
 
 def target_part(row: Row) -> Mapping[str, Any] | None:
-    return next((p for p in row["parts"] if p["part_id"] == row["target_part_id"]), None)
+    target = row["target_part_id"]
+    for part in row["parts"]:  # a plain loop: asked for every row, several times over
+        if part["part_id"] == target:
+            return part
+    return None
 
 
 def target_point(row: Row) -> tuple[float, float] | None:

@@ -72,6 +72,7 @@ from groundbench.scoring.baselines import (
     singleton_keys,
     target_part,
     target_point,
+    text_key,
 )
 from groundbench.scoring.bootstrap import (
     cluster_bootstrap,
@@ -628,9 +629,10 @@ def _blind_columns(rows: Sequence[Row], keys: Sequence[str]) -> dict[str, Any]:
     """The answer-free baselines of these rows when the prompt supplies ``keys``: majority, blind bound and its
     estimate (the same for every condition supplying the same keys)."""
     _, maj_count, n = majority(r["target_action"] for r in rows)
-    bound_count, _ = blind_bound(rows, keys)
-    loo_count, _ = loo_blind_estimate(rows, keys)
-    singletons, distinct = singleton_keys(rows, keys)
+    row_keys = [text_key(r, keys) for r in rows]  # read once for the three figures
+    bound_count, _ = blind_bound(rows, keys, row_keys)
+    loo_count, _ = loo_blind_estimate(rows, keys, row_keys)
+    singletons, distinct = singleton_keys(rows, keys, row_keys)
     return {
         "baseline_majority": rate(maj_count, n),
         "blind_bound": rate(bound_count, n),
