@@ -92,11 +92,11 @@ from groundbench.scoring.localization import (
     best_constant_in_region,
     constant_point,
     hits_at_tau,
-    in_target_region,
     region_geometry,
 )
 from groundbench.scoring.parse import FIELDS, LENIENT, MALFORMED, MISSING, POINT_ONLY, REFUSED, STRICT, Answer
 from groundbench.scoring.points_in_mask import mean_of_points
+from groundbench.scoring.regions import TargetRegions
 
 Row = Mapping[str, Any]
 Part = Mapping[str, Any]
@@ -505,6 +505,7 @@ def _localization_baselines(rows: Sequence[Row]) -> dict[str, Any]:
     object_known = [d for d in object_d if d is not None]
     _, best_c = best_constant_at_tau(rows, tau)
     _, region_c = best_constant_in_region(rows)
+    regions = TargetRegions(rows)
     return {
         "tau": tau,
         "image_d": image_d,
@@ -513,11 +514,12 @@ def _localization_baselines(rows: Sequence[Row]) -> dict[str, Any]:
         "tau_object_center": rate(sum(tau is not None and d <= tau for d in object_known), len(object_known)),
         "tau_best_constant": rate(hits_at_tau(rows, best_c, tau), n),
         "region_geometry": region_geometry(rows),
-        "region_image_center": rate(sum(in_target_region(r, (r["width"] / 2.0, r["height"] / 2.0)) for r in rows), n),
-        "region_object_center": rate(sum(in_target_region(r, object_centre(r)) for r in rows), n),
+        "region_image_center": rate(sum(regions.contains([(r["width"] / 2.0, r["height"] / 2.0) for r in rows])), n),
+        "region_object_center": rate(sum(regions.contains([object_centre(r) for r in rows])), n),
         "region_best_constant": rate(
-            0 if region_c is None else sum(in_target_region(r, constant_point(r, region_c)) for r in rows), n
+            0 if region_c is None else sum(regions.contains([constant_point(r, region_c) for r in rows])), n
         ),
+        "regions": regions,  # every answer of a group of these rows is tested against them too
     }
 
 
@@ -552,7 +554,7 @@ def _localization(
             **loc,
         )
     ]
-    region = [in_target_region(s.row, s.answer.location) for s in items]
+    region = fixed["regions"].contains([s.answer.location for s in items])  # the same rows, in order
     out.append(
         _rated(
             head,

@@ -415,3 +415,36 @@ def test_seen_keys_answer_as_a_set_of_key_tuples() -> None:
         assert len(seen) == len(plain)
     assert seen == plain and set(seen) == plain and sorted(seen) == sorted(plain)
     assert ("m", "nope", "a") not in seen and ("m", 3, "a") not in seen and "m" not in seen
+
+
+def _region_point(rng: random.Random) -> Any:
+    """None, a point anywhere near the rows' boxes, or one on a pixel's edge."""
+    k = rng.random()
+    if k < 0.1:
+        return None
+    if k < 0.5:
+        return (rng.randint(-1, 42) + rng.choice([0.0, 0.5, -1e-9]), rng.uniform(-2, 42))
+    x = rng.randint(-1, 42) + rng.choice([0.0, 0.999, 0.5])
+    return (x, rng.randint(-2, 40) + rng.choice([0.0, 0.25]) if rng.random() < 0.5 else int(x))
+
+
+def test_target_regions_answer_as_in_target_region_row_by_row() -> None:
+    """Masks, boxes (edges included), rows without a target part, points on pixel edges and outside, None."""
+    from groundbench.scoring.regions import TargetRegions
+
+    rng = random.Random(9)
+    rows = [_region_row(rng, i) for i in range(400)]
+    regions = TargetRegions(rows)
+    assert regions.exact
+    for _ in range(20):
+        points = [_region_point(rng) for _ in rows]
+        expected = [localization.in_target_region(r, p) for r, p in zip(rows, points, strict=True)]
+        assert regions.contains(points) == expected
+    # what numpy would not read as math does is left to in_target_region, which raises as it did
+    masked = next(r for r in rows if r["parts"] and "mask_rle" in r["parts"][0])
+    with pytest.raises(ValueError, match="NaN"):
+        TargetRegions([masked]).contains([(math.nan, 1.0)])
+    bad = _region_row(random.Random(1), 0)
+    bad["parts"][0].update(mask_rle=[-1, 5], visible_bbox_xyxy=[0, 0, 2, 2])
+    assert not TargetRegions([bad]).exact
+    assert TargetRegions([bad]).contains([(0.5, 0.5)]) == [localization.in_target_region(bad, (0.5, 0.5))]

@@ -1,0 +1,108 @@
+"""Many points tested against a row list's target regions at once: ``localization.in_target_region`` of each.
+
+A group's rows are tested again and again (every model's answers, the image centre, the object centre, the best
+constant), and each test found the target part, its mask and the run lengths' sums anew. :class:`TargetRegions`
+reads every row's region once (its box, or its mask's integer box and run ends, all masks' ends in one array)
+and answers a list of points, one per row, with numpy. The same answers: a point's pixel is (floor(x), floor(y))
+inside the mask's box (``int`` of each box value), looked up among the run ends as ``bisect_right`` does, and a
+box counts its edges. Anything this does not read exactly (a point that is not finite, a box that is not four
+numbers, negative run lengths) is left to ``in_target_region`` row by row, which raises where it raised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from groundbench.scoring.localization import Row, in_target_region, target_mask, target_part
+
+NONE, BOX, MASK = 0, 1, 2  # a row's region: no target part, its box, its mask
+
+
+class TargetRegions:
+    """The target regions of ``rows``, read once; :meth:`contains` tests one point per row."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        n = len(rows)
+        self.kind = np.zeros(n, dtype=np.int8)
+        self.box = np.zeros((n, 4), dtype=np.float64)  # a box region: x0, x1, y0, y1 (sorted), edges included
+        self.frame = np.zeros((n, 4), dtype=np.int64)  # a mask's box: x0, y0, x1, y1 (int of each value)
+        self.first = np.zeros(n, dtype=np.int64)  # a mask's first run in ``ends``
+        self.runs = np.zeros(n, dtype=np.int64)  # a mask's number of runs
+        self.exact = True  # False: some row is read row by row
+        counts: list[np.ndarray] = []
+        at = 0
+        for i, row in enumerate(rows):
+            part = target_part(row)
+            if part is None:
+                continue
+            mask = target_mask(part)
+            if mask is None:
+                bbox = part["bbox_xyxy"]
+                x0, x1 = sorted((bbox[0], bbox[2]))
+                y0, y1 = sorted((bbox[1], bbox[3]))
+                self.kind[i], self.box[i] = BOX, (x0, x1, y0, y1)
+                continue
+            lengths = np.asarray(mask[0], dtype=np.int64).reshape(-1)
+            try:
+                frame = [int(v) for v in mask[1]]
+            except (TypeError, ValueError, OverflowError):
+                frame = []
+            if len(frame) != 4 or not len(lengths) or (lengths < 0).any():
+                self.exact = False
+                continue
+            self.kind[i], self.frame[i], self.first[i], self.runs[i] = MASK, frame, at, len(lengths)
+            counts.append(lengths)
+            at += len(lengths)
+        lengths = np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
+        self.ends = np.cumsum(lengths)
+        before = np.concatenate(([0], self.ends))  # before[k]: the pixels of every run before run k
+        self.base = before[self.first]  # a mask's first pixel among all masks' pixels
+        self.total = before[self.first + self.runs] - self.base  # a mask's pixels
+
+    def contains(self, points: Sequence[Sequence[float] | None]) -> list[bool]:
+        """``in_target_region(row, point)`` for each row and its point (None: no point)."""
+        if len(points) != len(self.rows):
+            raise ValueError("one point per row")
+        if not self.exact or not _plain_points(points):
+            return [in_target_region(r, p) for r, p in zip(self.rows, points, strict=True)]
+        given = np.array([p is not None for p in points], dtype=bool)
+        xy = np.array([(p[0], p[1]) if p is not None else (0.0, 0.0) for p in points], dtype=np.float64)
+        xy = xy.reshape(-1, 2)
+        x, y = xy[:, 0], xy[:, 1]
+        out = np.zeros(len(points), dtype=bool)
+        box = given & (self.kind == BOX)
+        out[box] = (
+            (self.box[box, 0] <= x[box])
+            & (x[box] <= self.box[box, 1])
+            & (self.box[box, 2] <= y[box])
+            & (y[box] <= self.box[box, 3])
+        )
+        col, line = np.floor(x), np.floor(y)
+        f = self.frame
+        mask = given & (self.kind == MASK) & (f[:, 0] <= col) & (col < f[:, 2]) & (f[:, 1] <= line) & (line < f[:, 3])
+        if mask.any():
+            c, r = col[mask].astype(np.int64), line[mask].astype(np.int64)
+            fm = f[mask]
+            index = (r - fm[:, 1]) * (fm[:, 2] - fm[:, 0]) + (c - fm[:, 0])
+            run = np.searchsorted(self.ends, self.base[mask] + index, side="right") - self.first[mask]
+            run = np.where(index >= self.total[mask], self.runs[mask], run)  # past its mask's pixels: past every run
+            out[mask] = run % 2 == 1
+        return out.tolist()
+
+
+def _plain_points(points: Sequence[Any]) -> bool:
+    """Every point is None or starts with two finite plain numbers (read alike by numpy and ``math.floor``)."""
+    for p in points:
+        if p is not None and not (
+            isinstance(p[0], int | float)
+            and isinstance(p[1], int | float)
+            and math.isfinite(p[0])
+            and math.isfinite(p[1])
+        ):
+            return False
+    return True
