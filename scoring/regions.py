@@ -2,8 +2,8 @@
 
 A group's rows are tested again and again (every model's answers, the image centre, the object centre, the best
 constant), and each test found the target part, its mask and the run lengths' sums anew. :class:`TargetRegions`
-reads every row's region once (its box, or its mask's integer box and run ends, all masks' ends in one array)
-and answers a list of points, one per row, with numpy. The same answers: a point's pixel is (floor(x), floor(y))
+reads every row's region once (its box, or its mask's integer box and run lengths) and answers a list of
+points, one per row, with numpy. The same answers: a point's pixel is (floor(x), floor(y))
 inside the mask's box (``int`` of each box value), looked up among the run ends as ``bisect_right`` does, and a
 box counts its edges. Anything this does not read exactly (a point that is not finite, a box that is not four
 numbers, negative run lengths) is left to ``in_target_region`` row by row, which raises where it raised.
@@ -22,8 +22,13 @@ from groundbench.scoring.localization import Row, in_target_region, target_mask,
 NONE, BOX, MASK = 0, 1, 2  # a row's region: no target part, its box, its mask
 
 
+CHUNK = 4096  # masks whose run ends are summed together at a time: a bounded temporary, whatever the rows
+
+
 class TargetRegions:
-    """The target regions of ``rows``, read once; :meth:`contains` tests one point per row."""
+    """The target regions of ``rows``, read once; :meth:`contains` tests one point per row. The masks' run
+    lengths are the rows' own arrays (no copy is held): a query sums the ends of the masks its points fall in,
+    ``CHUNK`` masks at a time."""
 
     def __init__(self, rows: Sequence[Row]) -> None:
         self.rows = rows
@@ -31,11 +36,8 @@ class TargetRegions:
         self.kind = np.zeros(n, dtype=np.int8)
         self.box = np.zeros((n, 4), dtype=np.float64)  # a box region: x0, x1, y0, y1 (sorted), edges included
         self.frame = np.zeros((n, 4), dtype=np.int64)  # a mask's box: x0, y0, x1, y1 (int of each value)
-        self.first = np.zeros(n, dtype=np.int64)  # a mask's first run in ``ends``
-        self.runs = np.zeros(n, dtype=np.int64)  # a mask's number of runs
+        self.counts: list[np.ndarray] = [_NO_RUNS] * n  # a mask's run lengths (the row's own array or list, read)
         self.exact = True  # False: some row is read row by row
-        counts: list[np.ndarray] = []
-        at = 0
         for i, row in enumerate(rows):
             part = target_part(row)
             if part is None:
@@ -55,14 +57,7 @@ class TargetRegions:
             if len(frame) != 4 or not len(lengths) or (lengths < 0).any():
                 self.exact = False
                 continue
-            self.kind[i], self.frame[i], self.first[i], self.runs[i] = MASK, frame, at, len(lengths)
-            counts.append(lengths)
-            at += len(lengths)
-        lengths = np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64)
-        self.ends = np.cumsum(lengths)
-        before = np.concatenate(([0], self.ends))  # before[k]: the pixels of every run before run k
-        self.base = before[self.first]  # a mask's first pixel among all masks' pixels
-        self.total = before[self.first + self.runs] - self.base  # a mask's pixels
+            self.kind[i], self.frame[i], self.counts[i] = MASK, frame, lengths
 
     def contains(self, points: Sequence[Sequence[float] | None]) -> list[bool]:
         """``in_target_region(row, point)`` for each row and its point (None: no point)."""
@@ -85,14 +80,34 @@ class TargetRegions:
         col, line = np.floor(x), np.floor(y)
         f = self.frame
         mask = given & (self.kind == MASK) & (f[:, 0] <= col) & (col < f[:, 2]) & (f[:, 1] <= line) & (line < f[:, 3])
-        if mask.any():
-            c, r = col[mask].astype(np.int64), line[mask].astype(np.int64)
-            fm = f[mask]
-            index = (r - fm[:, 1]) * (fm[:, 2] - fm[:, 0]) + (c - fm[:, 0])
-            run = np.searchsorted(self.ends, self.base[mask] + index, side="right") - self.first[mask]
-            run = np.where(index >= self.total[mask], self.runs[mask], run)  # past its mask's pixels: past every run
-            out[mask] = run % 2 == 1
+        rows = np.flatnonzero(mask)
+        for start in range(0, len(rows), CHUNK):
+            chunk = rows[start : start + CHUNK]
+            fm = f[chunk]
+            index = (line[chunk].astype(np.int64) - fm[:, 1]) * (fm[:, 2] - fm[:, 0]) + (
+                col[chunk].astype(np.int64) - fm[:, 0]
+            )
+            out[chunk] = _inside(index, [self.counts[i] for i in chunk])
         return out.tolist()
+
+
+_NO_RUNS = np.zeros(0, dtype=np.int64)
+
+
+def _inside(index: np.ndarray, counts: list[np.ndarray]) -> np.ndarray:
+    """Whether each pixel index falls in an odd run of its mask's run lengths: ``bisect_right`` of the index
+    among its mask's run ends, every mask's ends summed as one array. Each index is shifted by the pixels of
+    the masks before its own, so the global ends at or below it are every earlier mask's runs and its own
+    mask's count; an index at or past its mask's pixels is past every run of it."""
+    runs = np.array([len(c) for c in counts], dtype=np.int64)
+    ends = np.concatenate(counts)
+    np.cumsum(ends, out=ends)
+    first = np.cumsum(runs) - runs
+    before = np.concatenate(([0], ends))  # before[k]: the pixels of every run before run k
+    base, total = before[first], before[first + runs] - before[first]
+    found = np.searchsorted(ends, base + index, side="right") - first
+    found = np.where(index >= total, runs, found)
+    return found % 2 == 1
 
 
 def _plain_points(points: Sequence[Any]) -> bool:

@@ -428,10 +428,14 @@ def _region_point(rng: random.Random) -> Any:
     return (x, rng.randint(-2, 40) + rng.choice([0.0, 0.25]) if rng.random() < 0.5 else int(x))
 
 
-def test_target_regions_answer_as_in_target_region_row_by_row() -> None:
-    """Masks, boxes (edges included), rows without a target part, points on pixel edges and outside, None."""
+@pytest.mark.parametrize("chunk", [7, 4096])
+def test_target_regions_answer_as_in_target_region_row_by_row(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Masks, boxes (edges included), rows without a target part, points on pixel edges and outside, None; the
+    masks' ends summed a few masks at a time or all at once."""
+    from groundbench.scoring import regions as regions_module
     from groundbench.scoring.regions import TargetRegions
 
+    monkeypatch.setattr(regions_module, "CHUNK", chunk)
     rng = random.Random(9)
     rows = [_region_row(rng, i) for i in range(400)]
     regions = TargetRegions(rows)
