@@ -406,6 +406,9 @@ class _LastClusters:
         self._items: Sequence[Scored] | None = None  # held, so its identity stays its own while remembered
         self._clusters = np.zeros(0, dtype=np.int64)
 
+    def forget(self) -> None:
+        self._items, self._clusters = None, np.zeros(0, dtype=np.int64)
+
     def of(self, items: Sequence[Scored]) -> np.ndarray:
         if items is not self._items or len(items) != len(self._clusters):
             self._clusters = cluster_index(s.row for s in items)
@@ -721,6 +724,7 @@ def score(items: Sequence[Scored], seed: int = 0, resamples: int = 1000, subset:
         for m in metrics:
             if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:
                 suites[model].append((config, m["value"]))
+    _CLUSTERS.forget()  # the last group's items are not held after scoring
     for model, values in sorted(suites.items()):
         head = {"model": model, "config": MEAN_OF_SUITES, "stratum": "suite", "condition": GUI}
         out.append(
