@@ -47,8 +47,8 @@ Prints the tables (the fixed costs as Markdown, lines <= 120 characters) and wri
 ``.venv/bin/python benchmarks/run.py`` (full scale) or ``--scale 0.001 --gapartnet-size 160x120
 --dvc-sample tiny --startup-repeat 1 --noop-repeat 1 --engine-source umd --e2e-source gapartnet --eval-rows 20
 --whole-rows 20`` (a smoke run, 2-3 minutes on 2 cores, every section's code path once;
-tests/project/test_benchmark.py makes it with ``--dvc-project`` pointing at the test run's shared build instead of
-building the tiny sample).
+tests/project/test_benchmark.py makes it in two commands: ``--skip dvc``, then ``--fixed-costs-only`` with
+``--dvc-project`` pointing at the test run's shared build instead of building the tiny sample).
 """
 
 from __future__ import annotations
