@@ -45,8 +45,10 @@ kept too); the target (<= 1.5 GB) judges the anonymous figure.
 Prints the tables (the fixed costs as Markdown, lines <= 120 characters) and writes
 ``benchmarks/results/run.json``. Missed targets are reported, not turned into an exit status. Run:
 ``.venv/bin/python benchmarks/run.py`` (full scale) or ``--scale 0.001 --gapartnet-size 160x120
---dvc-sample tiny --startup-repeat 1`` (a smoke run, 2-3 minutes on 2 cores; tests/project/test_benchmark.py
-makes it with ``--dvc-project`` pointing at the test run's shared build instead of building the tiny sample).
+--dvc-sample tiny --startup-repeat 1 --noop-repeat 1 --engine-source umd --e2e-source gapartnet --eval-rows 20
+--whole-rows 20`` (a smoke run, 2-3 minutes on 2 cores, every section's code path once;
+tests/project/test_benchmark.py makes it in two commands: ``--skip dvc``, then ``--fixed-costs-only`` with
+``--dvc-project`` pointing at the test run's shared build instead of building the tiny sample).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ MAX_LOG_BYTES_PER_ROW = 5_000  # written to --out per sample beyond the answer
 # it reads back to score grow with them); at the release's 350,476 samples this is 0.35 GB
 MAX_EVAL_GROWTH_PER_1000 = 1_000_000
 MAX_SCORE_RATIO = 3.0
-NOOP_REPEAT = 5  # no-op `dvc repro` runs; the median is the figure
+NOOP_REPEAT = 5  # no-op `dvc repro` runs; the median is the figure (--noop-repeat)
 SKIPPABLE = [
     "obvious", "stages", "report", "verify", "load", "dvc", "startup", "dvc-share", "engine", "e2e", "eval",
     "eval-whole", "eval-gui",
@@ -408,37 +410,47 @@ def child_obvious(section_source: str, built: Built, out: str) -> Usage:
 
 
 def child_stage(root: str, raw: dict[str, Any], stage: str, config: str | None) -> Usage:
+    """One stage in this child. Only that stage's module is imported (untimed): importing every stage's in each
+    bake child cost ~2 s of each one's wall, 12 bakes in a smoke run, and put assemble's modules (datasets) in
+    every bake's peak RSS."""
     from groundbench.core.params import Params, validate
-    from groundbench.stages.assemble import run_assemble
-    from groundbench.stages.bake import run_bake
-    from groundbench.stages.report import run_report
-    from groundbench.stages.store import run_store
 
     params = validate(Params, raw, "params.yaml (benchmark)")
 
-    def run() -> dict[str, Any]:
-        if stage == "report":
-            out = Path(root) / "data" / "report"
-            rows = run_report(Path(root), params, out)
-            files = sum(1 for path in out.rglob("*") if path.is_file())
-            return {
-                "configs": len(rows),
-                "rows": sum(rows.values()),
-                "largest_config_rows": max(rows.values(), default=0),
-                "files": files,
-                "bytes": tree_bytes(out),
-            }
-        if stage == "bake":
-            assert config is not None
-            result = run_bake(Path(root), params, config)
-            return {"rows": result.rows, "images": result.images}
-        if stage == "store":
-            images, total = run_store(Path(root))
-            return {"images": images, "bytes": total}
+    def report() -> dict[str, Any]:
+        out = Path(root) / "data" / "report"
+        rows = run_report(Path(root), params, out)
+        files = sum(1 for path in out.rglob("*") if path.is_file())
+        return {
+            "configs": len(rows),
+            "rows": sum(rows.values()),
+            "largest_config_rows": max(rows.values(), default=0),
+            "files": files,
+            "bytes": tree_bytes(out),
+        }
+
+    def bake() -> dict[str, Any]:
+        assert config is not None
+        result = run_bake(Path(root), params, config)
+        return {"rows": result.rows, "images": result.images}
+
+    def store() -> dict[str, Any]:
+        images, total = run_store(Path(root))
+        return {"images": images, "bytes": total}
+
+    def assemble() -> dict[str, Any]:
         facts = run_assemble(Path(root), params)
         return {"configs": len(facts.configs)}
 
-    return measured(run)
+    if stage == "report":
+        from groundbench.stages.report import run_report
+    elif stage == "bake":
+        from groundbench.stages.bake import run_bake
+    elif stage == "store":
+        from groundbench.stages.store import run_store
+    else:
+        from groundbench.stages.assemble import run_assemble
+    return measured({"report": report, "bake": bake, "store": store, "assemble": assemble}[stage])
 
 
 def child_verify(data: str, configs: list[str]) -> Usage:
@@ -779,10 +791,10 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
         repo = work / "dvc_repo"
         shutil.copytree(args.dvc_project, repo, symlinks=True)
         out["full_repro_s"] = None
-        out.update(noop_timings(repo, env))
+        out.update(noop_timings(repo, env, args.noop_repeat))
     elif args.dvc_sample == "full":
         repo = work / "dvc_repo"
-        build = measure_sample_build(repo, NOOP_REPEAT)
+        build = measure_sample_build(repo, args.noop_repeat)
         out["sample_build"] = build
         out["full_repro_s"] = build["repro_s"]
         out.update({k: build[k] for k in ("noop_s", "noop_cpu_s", "noop_median_s", "noop_cpu_median_s")})
@@ -796,7 +808,7 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
         started = time.perf_counter()
         subprocess.run(["dvc", "repro"], cwd=repo, env=env, check=True, capture_output=True)
         out["full_repro_s"] = round(time.perf_counter() - started, 1)
-        out.update(noop_timings(repo, env))
+        out.update(noop_timings(repo, env, args.noop_repeat))
     full = "given" if out["full_repro_s"] is None else f"{out['full_repro_s']:.1f} s"
     print(f"    full {full}; no-op {', '.join(f'{t:.2f}' for t in out['noop_s'])} s", flush=True)
     stages = stage_list(repo)
@@ -812,10 +824,10 @@ def measure_dvc(work: Path, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def noop_timings(repo: Path, env: dict[str, str]) -> dict[str, Any]:
-    """``NOOP_REPEAT`` timed ``dvc repro`` runs of a built project, each running no stage."""
+def noop_timings(repo: Path, env: dict[str, str], repeat: int) -> dict[str, Any]:
+    """``repeat`` timed ``dvc repro`` runs of a built project, each running no stage."""
     timings = []
-    for _ in range(NOOP_REPEAT):
+    for _ in range(repeat):
         started = time.perf_counter()
         result = subprocess.run(["dvc", "repro"], cwd=repo, env=env, check=True, capture_output=True, text=True)
         timings.append(time.perf_counter() - started)
@@ -1325,6 +1337,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--startup-repeat", type=int, default=3, help="starts per stage for its start-up figure (median; default 3)"
     )
     parser.add_argument(
+        "--noop-repeat",
+        type=int,
+        default=NOOP_REPEAT,
+        metavar="N",
+        help=f"timed no-op `dvc repro` runs (median; default {NOOP_REPEAT})",
+    )
+    parser.add_argument(
+        "--engine-source",
+        action="append",
+        choices=[s.source for s in SECTIONS],
+        default=None,
+        metavar="SOURCE",
+        help=f"run the dask engine comparison on this source only ({', '.join(s.source for s in SECTIONS)}; "
+        "repeatable; default: every source measured). "
+        "The comparison is one code path for every source; tests/pipeline/test_engine.py checks every "
+        "source's bytes on the cluster",
+    )
+    parser.add_argument(
+        "--e2e-source",
+        action="append",
+        choices=[s.source for s in SECTIONS],
+        default=None,
+        metavar="SOURCE",
+        help="run `dvc repro` end to end (and its DVC share and disk figures) for this source only (repeatable; "
+        "default: every source measured; tests/pipeline/test_dvc.py runs every source's stages under DVC)",
+    )
+    parser.add_argument(
         "--fixed-costs-only",
         action="store_true",
         help="only the project's fixed costs: the sample's make build on a fresh clone (pip, pipeline), the no-op "
@@ -1352,6 +1391,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if not 0 < args.scale <= 1:
         parser.error("--scale must be in (0, 1]")
+    if args.noop_repeat < 1 or args.startup_repeat < 1:
+        parser.error("--noop-repeat and --startup-repeat must be at least 1")
     args.eval_rows = args.eval_rows or [1000, 5000]
     return args
 
@@ -1401,7 +1442,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         result["floor_note"] = section.floor_note
         report["converters"][section.source] = result
         report["peak_rss"][f"convert {section.source}"] = result["conversion"]["peak_rss_bytes"]
-        if "engine" not in args.skip:
+        if "engine" not in args.skip and (args.engine_source is None or section.source in args.engine_source):
             result["engine"] = measure_engine(section.source, root, params, work, result["conversion"])
             report["peak_rss"][f"convert {section.source} (dask)"] = result["engine"]["dask"]["peak_rss_bytes"]
     # Configs the converters wrote; derived configs made by later stages (e.g. counterfactual_gapartnet,
@@ -1469,7 +1510,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if "e2e" not in args.skip and sections:
         report["disk"] = {}
         template = e2e_template(built, work)
-        for section in sections:
+        e2e_sections = [s for s in sections if args.e2e_source is None or s.source in args.e2e_source]
+        for section in e2e_sections:
             print(f"measuring dvc repro end to end for {section.source} ...", flush=True)
             sec = report["converters"][section.source]
             sec["end_to_end"], report["disk"][section.source] = measure_end_to_end(
@@ -1479,7 +1521,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             sec["end_to_end"]["floor_write_s"] = round(floor, 2)
             sec["end_to_end"]["ratio_to_floor_write"] = round(sec["end_to_end"]["wall_s"] / floor, 2)
             report["peak_rss"][f"dvc repro {section.source}"] = sec["end_to_end"]["peak_rss_bytes"]
-        for copy in [template, *(work / f"e2e_{section.source}" for section in sections)]:
+        for copy in [template, *(work / f"e2e_{section.source}" for section in e2e_sections)]:
             shutil.rmtree(copy, ignore_errors=True)
     report["targets"] = judge(report)
     return report
