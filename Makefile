@@ -47,9 +47,11 @@ fetch: $(STAMP)
 # Lint first (what CI runs is `make test`, so lint is checked there too), then every test (the `slow`
 # end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds). Builds shared by many
 # tests are made once per run, whichever worker needs them first (tests/support/builds.py).
+# PYTEST_WORKERS: xdist workers (`make test PYTEST_WORKERS=N`).
+PYTEST_WORKERS ?= 2
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
 
 # While developing: lint, then everything but the tests marked `slow`.
 test-fast: $(STAMP) lint
