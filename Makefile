@@ -16,7 +16,7 @@ SOURCES ?=
 # as the specs say (converters/<name>/spec.py); read only when `make fetch` runs.
 FETCH ?= $(shell $(BIN)/python -c "from groundbench.fetch.catalog import AUTOMATIC; print(*AUTOMATIC)")
 
-.PHONY: build test test-fast env lint lock clean reliability reliability-faults fetch
+.PHONY: build test test-benchmark test-fast env lint lock clean reliability reliability-faults fetch
 
 # requirements.lock: a light install (load, request, score: no extra); requirements-build.lock: what the build
 # extra adds (make build); requirements-dev.lock: what developing adds (tests, lint, the eval extra). `make env`
@@ -44,14 +44,20 @@ build: $(STAMP)
 fetch: $(STAMP)
 	HF_HUB_OFFLINE=0 $(BIN)/groundbench fetch $(FETCH)
 
-# Lint first (what CI runs is `make test`, so lint is checked there too), then every test (the `slow`
-# end-to-end ones too: DVC remotes, S3, the browser, the benchmark, full builds). Builds shared by many
-# tests are made once per run, whichever worker needs them first (tests/support/builds.py).
-# PYTEST_WORKERS: xdist workers (`make test PYTEST_WORKERS=N`).
-PYTEST_WORKERS ?= 2
+# Lint first (CI runs `make test`, so lint is checked there too), then every test of the package (the `slow`
+# end-to-end ones too: DVC remotes, S3, the browser, full builds) but the benchmark's smoke run, which tests the
+# measuring script and takes 4-5 minutes of one core alone: `make test-benchmark` runs it, and so does CI, after
+# `make test` (.ci/run). Builds shared by many tests are made once per run, whichever worker needs them first
+# (tests/support/builds.py). Three workers on 2 cores: about a fifth of the suite's time is tests waiting on child
+# processes and loopback servers, which a third worker fills (PYTEST_WORKERS=N to change it).
+PYTEST_WORKERS ?= 3
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 -m "not benchmark"
+
+# The smoke run of benchmarks/run.py (tests/project/test_benchmark.py): every section at a tiny scale.
+test-benchmark: $(STAMP)
+	$(BIN)/python -m pytest -m benchmark tests/project/test_benchmark.py
 
 # While developing: lint, then everything but the tests marked `slow`.
 test-fast: $(STAMP) lint

@@ -18,7 +18,7 @@ import yaml
 from tests.conftest import REPO
 from tests.support.dvcrepo import default_repo
 
-pytestmark = pytest.mark.slow  # end to end: the benchmark command
+pytestmark = [pytest.mark.slow, pytest.mark.benchmark]  # end to end: the benchmark command (`make test-benchmark`)
 
 # The smoke runs the dask engine on UMD only and `dvc repro` end to end on GAPartNet only (--engine-source,
 # --e2e-source): each is one code path for every source, and tests/pipeline/test_engine.py checks every source's
