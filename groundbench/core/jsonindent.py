@@ -5,7 +5,7 @@ generators, one level per depth (a 21 MB report: 2.4 million generator steps). :
 value with one recursive function appending strings to a list instead, and hands the text to ``write`` about a
 megabyte at a time, so a large report is never held whole as text. The text is
 ``json.dumps(value, indent=indent, sort_keys=True, ensure_ascii=False, allow_nan=False)`` exactly
-(tests/core/test_jsonindent.py compares the two); anything outside plain JSON types (a dict with a key that is
+(tests/scoring/test_score_same_bytes.py compares the two); anything outside plain JSON types (a dict with a key that is
 not a string, an object only ``default`` could turn into JSON) is handed to ``json``'s own encoder at its depth.
 
 ``finite=True`` writes what ``groundbench.scoring.parse.finite_json`` would have made of the value first (a
@@ -59,18 +59,11 @@ def dumps_flat_object(mapping: Any, indent: int = 1, finite: bool = False) -> st
 
 def _small(o: Any, newline: str, pad: str, finite: bool) -> str | None:
     """The text of ``o`` whose lines start with ``newline`` (its depth's indent), None to leave it to _Writer."""
+    text = _scalar(o)
+    if text is not None:
+        return text
     kind = type(o)
-    if kind is str:
-        return encode_basestring(o)
-    if o is None:
-        return "null"
-    if kind is bool:
-        return "true" if o else "false"
-    if kind is int:
-        return int.__repr__(o)
-    if kind is float:
-        if math.isfinite(o):
-            return float.__repr__(o)
+    if kind is float:  # not finite
         return "null" if finite else None
     if kind is list:
         if not o:
@@ -99,6 +92,7 @@ class _Writer:
         self.write, self.indent, self.finite = write, indent, finite
         self.parts: list[str] = []
         self.fallback = json.JSONEncoder(indent=indent, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        self.float = _floatstr_finite if finite else _floatstr_strict
 
     def top(self, value: Any) -> None:
         self.value(value, 0)
@@ -145,35 +139,12 @@ class _Writer:
         else:
             self.json_encoder(o, level)
 
-    def float(self, o: float) -> str:
-        if math.isfinite(o):
-            return float.__repr__(o)
-        if self.finite:
-            return "null"
-        raise ValueError("Out of range float values are not JSON compliant: " + repr(o))
-
-    def scalar(self, o: Any) -> str | None:
-        """The text of a plain string, null, boolean, int or finite float; None for anything else (containers,
-        non-finite floats, subclasses), which :meth:`value` writes."""
-        kind = type(o)
-        if kind is str:
-            return encode_basestring(o)
-        if o is None:
-            return "null"
-        if kind is bool:
-            return "true" if o else "false"
-        if kind is int:
-            return int.__repr__(o)
-        if kind is float and math.isfinite(o):
-            return float.__repr__(o)
-        return None
-
     def array(self, items: Any, level: int) -> None:
         if not items:
             self.parts.append("[]")
             return
         inner = "\n" + self.indent * (level + 1)
-        parts, scalar = self.parts, self.scalar
+        parts, scalar = self.parts, _scalar
         opening = "[" + inner
         for item in items:
             text = scalar(item)
@@ -208,7 +179,7 @@ class _Writer:
             self.json_encoder(dict(mapping), level)  # keys json converts (numbers, None, booleans) or refuses
             return
         inner = "\n" + self.indent * (level + 1)
-        scalar = self.scalar
+        scalar = _scalar
         opening = "{" + inner
         for key, item in sorted(mapping.items(), key=_first):
             text = scalar(item)
@@ -227,10 +198,26 @@ class _Writer:
     def fallback_iter(self, o: Any, level: int) -> Any:
         encoder = self.fallback
         make = json.encoder._make_iterencode  # type: ignore[attr-defined]
-        floatstr = _floatstr_finite if self.finite else _floatstr_strict
-        return make({}, encoder.default, encode_basestring, encoder.indent, floatstr, ": ", ",", True, False, False)(
+        return make({}, encoder.default, encode_basestring, encoder.indent, self.float, ": ", ",", True, False, False)(
             o, level
         )
+
+
+def _scalar(o: Any) -> str | None:
+    """The text of a plain string, null, boolean, int or finite float; None for anything else (containers,
+    non-finite floats, subclasses), which the callers write themselves."""
+    kind = type(o)
+    if kind is str:
+        return encode_basestring(o)
+    if o is None:
+        return "null"
+    if kind is bool:
+        return "true" if o else "false"
+    if kind is int:
+        return int.__repr__(o)
+    if kind is float and math.isfinite(o):
+        return float.__repr__(o)
+    return None
 
 
 def _first(item: tuple[str, Any]) -> str:
