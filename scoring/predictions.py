@@ -348,13 +348,6 @@ class Context:
     strict: bool
     allow_gate_mismatch: bool
     default: AnswerFormat  # reads every line that names no format of its own
-    templates: dict[str, str] = field(default_factory=dict)  # condition -> its template's hash, hashed once
-
-    def template(self, condition: str) -> str:
-        found = self.templates.get(condition)
-        if found is None:
-            found = self.templates[condition] = template_hash(condition)
-        return found
 
 
 @dataclass(frozen=True)
@@ -568,7 +561,7 @@ def _read_line(
     """One identified line, top-down: its row, the format that reads it, the gate, then its answer."""
     config, row = context.rows[key.example_id]
     fmt, profile = _line_format(line, context.default)
-    template = context.template(key.condition) if profile is None else profile.template_hash(key.condition)
+    template = template_hash(key.condition) if profile is None else profile.template_hash(key.condition)
     wrong = _gate_mismatches(line_gate_fields(line) if carried is None else carried, context, config, template, row)
     answer = None
     if not row.get("excluded"):  # an excluded row's line is gated and counted, never scored

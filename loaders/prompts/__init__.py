@@ -64,6 +64,7 @@ def template_names(condition: str) -> tuple[str, ...]:
     return (base,) if base in (GUI, FREE_FORM) else (base, ANSWER_BLOCK)
 
 
+@cache  # the templates are the package's own files, read once (template_text): one hash per condition
 def template_hash(condition: str) -> str:
     """sha256 over the version and the exact bytes of every template the prompt uses."""
     digest = hashlib.sha256(TEMPLATE_VERSION.encode())
