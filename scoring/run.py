@@ -138,7 +138,7 @@ def run_compare(
     sides = []
     for path, fmt in zip((a, b), (formats[0], formats[-1]), strict=True):
         joined = join(read_prediction_lines(path), rows, gate, source=str(path), answer_format=fmt)
-        sides.append(expand(joined.items, rows)[0])
+        sides.append(expand(joined.items, rows, joined.seen)[0])
     entries = compare(sides[0], sides[1], seed, resamples)
     if not entries:
         raise GroundBenchError(b, "condition", f"no (config, condition) is scored by both {a.name} and {b.name}")

@@ -161,7 +161,7 @@ def score_written(folder: Path, config: str, path: Path, rows: Sequence[dict[str
         return ours
     indexed = read_rows(folder, [config])
     joined = join_lines(read_prediction_lines(path), indexed, folder_gate(folder), answer_format=parse_format(DEFAULT))
-    items, _ = expand(joined.items, indexed)
+    items, _ = expand(joined.items, indexed, joined.seen)
     for item in items:
         point = item.answer.point if item.answer.status in (STRICT, FIELDS) else None
         ours[str(item.row["example_id"])] = Ours(gui_success(item.answer, item.row), point)
