@@ -13,7 +13,6 @@ from importlib import resources
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from groundbench.cards.notice import synthetic_line as synthetic_line  # re-exported: commands import it here
 from groundbench.cards.notice import synthetic_notice
 from groundbench.cards.project import project_info
 from groundbench.cards.sources import BIBTEX, GENERATED_GUI_SOURCE, GROUNDBENCH_CITATION, SOURCES, catalogue_key

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.notice import synthetic_notice
 from groundbench.core.atomic import write_bytes, write_text
 from groundbench.core.project import find_project
 from groundbench.core.terminal import ResultConsole

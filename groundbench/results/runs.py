@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundbench.cards.render import synthetic_line, synthetic_notice
+from groundbench.cards.notice import synthetic_line, synthetic_notice
 from groundbench.errors import GroundBenchError
 from groundbench.loaders.published import CARD, CARD_KEY, card_metadata
 

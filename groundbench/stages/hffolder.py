@@ -30,7 +30,8 @@ from datasets.splits import SplitDict, SplitInfo
 from datasets.utils.metadata import MetadataConfigs
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from groundbench.cards.render import render_body, sources_read, synthetic_notice
+from groundbench.cards.notice import synthetic_notice
+from groundbench.cards.render import render_body, sources_read
 from groundbench.cards.sources import DERIVED_SOURCE, SOURCES, SYNTHETIC_KEYS, licence_text
 from groundbench.core.atomic import atomic_dir
 from groundbench.core.manifests import sha256_file, write_sha256sums

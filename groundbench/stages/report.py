@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_report(top: Path, settings: Params, out: Path, progress: bool = False) -> dict[str, int]:
     """The gallery of every built config of the project at ``top`` into ``out``; rows per config."""
-    from groundbench.cards.render import synthetic_notice
+    from groundbench.cards.notice import synthetic_notice
     from groundbench.core.manifests import read_manifest
     from groundbench.core.registry import BY_NAME
     from groundbench.review.report.build import ConfigSource, build_report

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from groundbench.cards.render import synthetic_line
+from groundbench.cards.notice import synthetic_line
 from tests.cli.test_cli_user import groundbench
 from tests.conftest import build_all, sample_umd_project
 

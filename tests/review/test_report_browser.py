@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from groundbench.cards.render import synthetic_notice
+from groundbench.cards.notice import synthetic_notice
 from groundbench.core.params import ReportParams
 from groundbench.loaders.prompts import build_prompt
 from groundbench.review.report.build import build_report

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from groundbench.cards.render import synthetic_line, synthetic_notice
+from groundbench.cards.notice import synthetic_line, synthetic_notice
 from groundbench.loaders.prompts import template_hash
 from groundbench.schemas.request_conditions import BASE_CONDITIONS
 from tests.conftest import run_cli
