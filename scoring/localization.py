@@ -298,18 +298,6 @@ def in_target_region(row: Row, point: Sequence[float] | None) -> bool:
     return x0 <= point[0] <= x1 and y0 <= point[1] <= y1
 
 
-def _best_stab(intervals: Sequence[tuple[float, float]]) -> tuple[int, float | None]:
-    """(most closed intervals one value lies in, a value inside all of them, away from their ends when possible)."""
-    events = sorted([(lo, 0) for lo, _ in intervals] + [(hi, 1) for _, hi in intervals])
-    best, where, current = 0, None, 0
-    for index, (value, kind) in enumerate(events):
-        current += 1 if kind == 0 else -1
-        if kind == 0 and current > best:
-            following = events[index + 1][0] if index + 1 < len(events) else value
-            best, where = current, (value + following) / 2.0 if following > value else value
-    return best, where
-
-
 def _between(values: Sequence[float]) -> list[float]:
     """The values and the midpoints between neighbours: interior candidates survive float round trips."""
     ordered = sorted(set(values))
@@ -317,15 +305,41 @@ def _between(values: Sequence[float]) -> list[float]:
 
 
 def _best_in_boxes(rows: Sequence[Row]) -> tuple[float, float] | None:
-    """The offset inside the most target boxes (a sweep over box edges)."""
-    boxes = [b for b in (target_box_offsets(r) for r in rows) if b is not None]
+    """The offset inside the most target boxes: for each candidate x (the boxes' x edges and the midpoints
+    between them, in order), the y inside the most boxes spanning x, by a sweep over their y edges. The first x
+    with the most boxes wins; at it, the first y where the count peaks, moved to the middle of the gap after."""
+    found = [b for b in (target_box_offsets(r) for r in rows) if b is not None]
+    if not found:
+        return None
+    boxes = np.array(found, dtype=np.float64)
+    # The sweep's events (a box's y0 opens it, its y1 closes it) sorted once, opening before closing at one
+    # value (the boxes are closed); each x keeps the events of the boxes spanning it, in this order.
+    values = np.concatenate([boxes[:, 1], boxes[:, 3]])
+    closing = np.repeat(np.array([0, 1]), len(boxes))
+    order = np.lexsort((closing, values))
+    values, owner = values[order], np.tile(np.arange(len(boxes)), 2)[order]
+    step = np.where(closing[order] == 0, 1, -1).astype(np.int32)
+    candidates = _between(boxes[:, [0, 2]].ravel().tolist())
     best, where = 0, None
-    for x in _between([v for b in boxes for v in (b[0], b[2])]):
-        column = [(b[1], b[3]) for b in boxes if b[0] <= x <= b[2]]
-        count, y = _best_stab(column)
-        if count > best and y is not None:
-            best, where = count, (x, y)
+    for start in range(0, len(candidates), _SWEEP_CHUNK):
+        xs = np.array(candidates[start : start + _SWEEP_CHUNK], dtype=np.float64)[:, None]
+        spans = ((boxes[:, 0] <= xs) & (xs <= boxes[:, 2]))[:, owner]  # (x, event): the event's box spans x
+        # Depth after each event, the others' events counted as 0: its first maximum is at the event (one of
+        # this x's) where the count first peaks.
+        depth = np.cumsum(step * spans, axis=1, dtype=np.int32)
+        peaks = depth.argmax(axis=1)
+        counts = depth[np.arange(len(xs)), peaks]
+        for i in np.flatnonzero(counts > best):
+            if counts[i] <= best:
+                continue
+            at, mine = int(peaks[i]), np.flatnonzero(spans[i, int(peaks[i]) + 1 :])
+            value = float(values[at])
+            following = float(values[at + 1 + mine[0]]) if len(mine) else value
+            best, where = int(counts[i]), (float(xs[i, 0]), (value + following) / 2.0 if following > value else value)
     return where
+
+
+_SWEEP_CHUNK = 128  # candidate x values swept at once: a (128, 2 x boxes) table of events
 
 
 # One target region in the offset frame: rectangles (x0, x1, y0, y1), closed (a box) or half-open

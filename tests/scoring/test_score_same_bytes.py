@@ -452,3 +452,53 @@ def test_target_regions_answer_as_in_target_region_row_by_row(chunk: int, monkey
     bad["parts"][0].update(mask_rle=[-1, 5], visible_bbox_xyxy=[0, 0, 2, 2])
     assert not TargetRegions([bad]).exact
     assert TargetRegions([bad]).contains([(0.5, 0.5)]) == [localization.in_target_region(bad, (0.5, 0.5))]
+
+
+# --- the best constant in the target boxes: a numpy sweep against the plain one it replaced ---------------
+
+
+def plain_best_stab(intervals: list[tuple[float, float]]) -> tuple[int, float | None]:
+    events = sorted([(lo, 0) for lo, _ in intervals] + [(hi, 1) for _, hi in intervals])
+    best, where, current = 0, None, 0
+    for index, (value, kind) in enumerate(events):
+        current += 1 if kind == 0 else -1
+        if kind == 0 and current > best:
+            following = events[index + 1][0] if index + 1 < len(events) else value
+            best, where = current, (value + following) / 2.0 if following > value else value
+    return best, where
+
+
+def plain_best_in_boxes(rows: list[dict[str, Any]]) -> tuple[float, float] | None:
+    boxes = [b for b in (localization.target_box_offsets(r) for r in rows) if b is not None]
+    best, where = 0, None
+    for x in localization._between([v for b in boxes for v in (b[0], b[2])]):
+        count, y = plain_best_stab([(b[1], b[3]) for b in boxes if b[0] <= x <= b[2]])
+        if count > best and y is not None:
+            best, where = count, (x, y)
+    return where
+
+
+@pytest.mark.parametrize("spread", ["normal", "grid", "nested", "thin", "one"])
+def test_the_box_sweep_finds_the_plain_sweeps_point(spread: str) -> None:
+    """The same winning (x, y) to the bit, ties included: the first x of the most boxes, and at it the first y
+    where the count peaks (boxes sharing edges, nested boxes, zero-width and zero-height boxes, rows without a
+    target, and more candidate x values than one chunk)."""
+    rng = random.Random(spread)
+    for trial in range(4):
+        rows: list[dict[str, Any]] = []
+        for i in range(1 if spread == "one" else rng.randint(20, 260)):
+            x, y = rng.uniform(0, 600), rng.uniform(0, 800)
+            w, h = rng.uniform(0, 80), rng.uniform(0, 80)
+            if spread == "grid":
+                x, y, w, h = (round(v / 40) * 40 for v in (x, y, w, h))
+            elif spread == "nested":
+                x, y, w, h = 300 - i, 400 - i, 2 * i, 2 * i
+            elif spread == "thin":
+                w, h = (0.0, h) if i % 2 else (w, 0.0)
+            box = [x + w, y + h, x, y] if i % 3 == 0 else [x, y, x + w, y + h]  # corners in either order
+            parts = [] if i % 17 == 5 else [{"part_id": "t", "point_xy": [x, y], "bbox_xyxy": box}]
+            rows.append(
+                {"example_id": f"r{i}", "width": 600 + trial, "height": 800, "target_part_id": "t", "parts": parts}
+            )
+        assert localization._best_in_boxes(rows) == plain_best_in_boxes(rows), (spread, trial)
+    assert localization._best_in_boxes([]) is None
