@@ -3,9 +3,9 @@
 Each call runs in a fresh child process (``measure.run_in_child``; ``datasets`` and GroundBench's loaders are
 imported before the clock starts), so what is timed is one call as a new ``groundbench eval`` or script pays
 it: warm means the ``datasets`` cache (and the remembered seals) are there from an earlier call, cold that
-the cache folder is new. The warm calls of the two alternate, once both caches are built. ``content_key`` is the seal check ``load_config`` makes before it loads: hashing the
-config's Parquet files (every byte) on a file's first check, a ``stat`` and a small record once remembered
-(``groundbench/core/sealcache.py``).
+the cache folder is new; the warm calls of the two alternate, once both caches are built. ``content_key`` is
+the seal check ``load_config`` makes before it loads: hashing the config's Parquet files (every byte) on a
+file's first check, a ``stat`` and a small record once remembered (``groundbench/core/sealcache.py``).
 
 Run: ``.venv/bin/python benchmarks/load_config_bench.py [--folder data/groundbench] [--config bulk_umd]
 [--repeat 5]``; prints one line per measure (median wall and CPU seconds). ``--synthetic-gb 2`` times the seal

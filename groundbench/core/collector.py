@@ -7,7 +7,9 @@ about 0.4 CPU s of ``groundbench eval``'s 4 s start (measured: docs/benchmark.md
 load_config"). So the collector is paused while a command loads and, once it has, the loaded objects are
 frozen (``gc.freeze``: the collector's later scans skip them; reference counting still frees them) before it
 runs again for the command's own work, whose rows' objects would otherwise trigger full scans of them all (a
-second of the GUI build's assemble).
+second of the GUI build's assemble). A process that calls the commands' functions again and again (the tests)
+freezes what is alive at each block's end, garbage cycles among it included (which then stay): about a
+thousand objects for an eval's start.
 """
 
 from __future__ import annotations
