@@ -235,7 +235,7 @@ def child_bare_inspect(
             max_connections=CONNECTIONS,
             temperature=0.0,
             # as groundbench eval logs (defaults: inspect's own, images in base64 and the realtime buffer)
-            **({} if defaults else {"log_images": False, "log_realtime": False}),
+            **({} if defaults else {"log_images": False, "log_realtime": False, "ctl_server": False}),
         )
         return {"asked": len(samples), "status": log.status}
 

@@ -11,12 +11,12 @@ the command."""
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from groundbench.commands import MAINTAINERS, STAGES, USERS, command_name
+from groundbench.core.collector import loading  # stdlib only
 from groundbench.core.failures import (  # stdlib only: loads at once
     debug_requested,
     one_line,
@@ -38,8 +38,8 @@ def run_stage(argv: Sequence[str], name: str) -> int:
         from groundbench.stages.options import folder_option
 
         with limited(folder_option(list(argv))):
-            args = stage_parser(name).parse_args(argv)
-            freeze_loaded_objects()
+            with loading():  # the stage's modules and parser (groundbench/core/collector.py)
+                args = stage_parser(name).parse_args(argv)
             return run(args.command_module, args)
 
     return guarded(parse_and_run, "--debug" in argv, name)
@@ -52,21 +52,14 @@ def run_command(argv: Sequence[str], name: str | None) -> int:
     extra that is not installed ends in the line naming the extra."""
 
     def parse_and_run() -> int:
-        parser_module = importlib.import_module("groundbench.commands.parser")
-        module = COMMANDS.get(name or "")
-        parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
-        args = parser.parse_args(argv)
-        freeze_loaded_objects()
+        with loading():  # the command's modules and parser (groundbench/core/collector.py)
+            parser_module = importlib.import_module("groundbench.commands.parser")
+            module = COMMANDS.get(name or "")
+            parser = parser_module.build_parser() if module is None else parser_module.command_parser(module)
+            args = parser.parse_args(argv)
         return int(args.command_module.run(args))
 
     return guarded(parse_and_run, "--debug" in argv, name or "COMMAND")
-
-
-def freeze_loaded_objects() -> None:
-    """The command's modules are loaded: their objects (hundreds of thousands) leave the collector's full
-    scans, which would otherwise rescan them every time the rows' own objects trigger one (a second of the
-    GUI build's assemble)."""
-    gc.freeze()
 
 
 def guarded(run: Callable[[], int], debug: bool, name: str) -> int:

@@ -9,6 +9,7 @@ from pathlib import Path
 from groundbench.commands.options import DATA, PROFILE_HELP, VERBOSE, out
 from groundbench.commands.options import data_folder as _data_folder
 from groundbench.commands.options import output_root as _output_root
+from groundbench.core.collector import loading
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, TRIES_WITHOUT_REPLY
 from groundbench.stages.options import console
@@ -85,7 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from groundbench.evaluate.run import EvalSettings, run_eval
+        with loading():  # inspect-ai, datasets: loaded without the cyclic collector (groundbench/core/collector.py)
+            from groundbench.evaluate.run import EvalSettings, run_eval
     except ImportError as exc:  # the eval extra is optional: loading and scoring the data do not need it
         raise GroundBenchError(
             "environment",

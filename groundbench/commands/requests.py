@@ -7,6 +7,7 @@ from pathlib import Path
 
 from groundbench.commands.options import DATA, PROFILE_HELP
 from groundbench.commands.options import data_folder as _data_folder
+from groundbench.core.collector import loading
 from groundbench.stages.options import console
 
 NAME = "requests"
@@ -29,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from groundbench.scoring.requests import write_requests
+    with loading():  # the scorer's modules, without the cyclic collector (groundbench/core/collector.py)
+        from groundbench.scoring.requests import write_requests
 
     count = write_requests(_data_folder(args), args.config, args.condition, args.out, args.images, args.profile)
     console.print(f"{args.config} / {args.condition}: {count} requests" + (f" -> {args.out}" if args.out else ""))

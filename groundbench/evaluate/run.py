@@ -28,6 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from groundbench.core.atomic import write_text
+from groundbench.core.collector import loading
 from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
@@ -39,7 +40,6 @@ from groundbench.evaluate.predictions import Line, jsonl
 from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
 from groundbench.evaluate.samples import NoValidRows, chosen_rows, loading_once, samples_of, valid_example_ids
-from groundbench.evaluate.score import score_file
 from groundbench.evaluate.silence import ATTEMPT_TIMEOUT, request_timeout, stopped_answering
 from groundbench.evaluate.task import build_task
 from groundbench.loaders.published import resolve_folder
@@ -233,7 +233,8 @@ def run_eval(settings: EvalSettings, out: Console, err: Console) -> EvalResult:
         settings = replace(settings, profile=parse_profile(settings.profile).spec)  # canonical, so run.json compares
         check_resize(parse_profile(settings.profile), settings.max_side)
     model_args = model_args_for(settings.model, settings.model_args)
-    model = build_model(resolve_model(settings.model), settings.model_base_url, model_args)
+    with loading():  # the model's client (openai's types): without the cyclic collector (groundbench/core/collector.py)
+        model = build_model(resolve_model(settings.model), settings.model_base_url, model_args)
     with interruptible() as interruption, held(settings.out), loading_once():
         return _run(settings, model, interruption, out, err)
 
@@ -244,8 +245,9 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
     write_failure(run)
     setting = run_setting(settings)
     check_setting(run, setting, setting_defaults(settings))
-    cached = read_answers(run)
-    planned = plan(settings, cached, err)
+    with loading():  # the answers so far and the config's rows, before anything is asked
+        cached = read_answers(run)
+        planned = plan(settings, cached, err)
     try:
         profile = None if settings.profile is None else parse_profile(settings.profile)
         gates = {group: answer_gate(settings.folder, *group, profile) for group in groups([*cached, *planned.wanted])}
@@ -319,7 +321,19 @@ def _run_inspect(tasks: Sequence[Task], settings: EvalSettings, model: Model) ->
         # Each window's log comes back as its header (the samples stay in its file, read only for an error):
         # a command of many windows holds no sample of a finished one.
         log_header_only=True,
+        ctl_server=control_server(),
     )
+
+
+# inspect's own variable for its control channel (`inspect ctl`), read when no value is passed to eval().
+CONTROL_SERVER_VARIABLE = "INSPECT_EVAL_CTL_SERVER"
+
+
+def control_server() -> bool | None:
+    """inspect's control channel (an HTTP server on a local socket that `inspect ctl` queries while a run is live):
+    off, since starting it is about a quarter CPU second of every window's start (a FastAPI app and its server);
+    ``None`` (inspect's own choice, from its variable) when the user set ``INSPECT_EVAL_CTL_SERVER``."""
+    return None if os.environ.get(CONTROL_SERVER_VARIABLE) else False
 
 
 # An exception's own line in a traceback: `package.module.Name: message` at the start of the line.
@@ -407,6 +421,8 @@ def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) ->
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(answers.values()))
     scores = run / SCORES
+    from groundbench.evaluate.score import score_file  # the scorer's modules: loaded after the asking, not before it
+
     score_file(predictions, settings.folder, scores, out, err, subset=is_subset(settings.folder, list(answers)))
     wanted, asked = len(planned.wanted), planned.asked
     return EvalResult(wanted, wanted - asked, asked, predictions, scores, len(answers))
@@ -445,5 +461,7 @@ def score_logs(
     predictions = run / PREDICTIONS
     write_text(predictions, jsonl(lines))
     scores = run / SCORES
+    from groundbench.evaluate.score import score_file  # the scorer's modules, when there is something to score
+
     score_file(predictions, folder, scores, out, err, subset=subset)
     return EvalResult(len(lines), len(lines), 0, predictions, scores, len(lines))

@@ -82,3 +82,38 @@ def test_a_ctrl_c_before_the_command_starts_ends_in_one_line(tmp_path: Path, mom
     assert [line for line in err.splitlines() if line.strip()] == [
         "error: interrupted (Ctrl-C): nothing half-written is kept; run the same command again"
     ]
+
+
+# Records whether the cyclic collector runs inside and after collector.loading() blocks, nested and not.
+COLLECTOR = (
+    "import gc, json\n"
+    "from groundbench.core.collector import loading\n"
+    "seen = []\n"
+    "with loading():\n"
+    "    seen.append(gc.isenabled())\n"
+    "    with loading():\n"
+    "        seen.append(gc.isenabled())\n"
+    "    seen.append(gc.isenabled())\n"
+    "    kept = [[] for _ in range(1000)]\n"
+    "seen.append(gc.isenabled())\n"
+    "frozen = gc.get_freeze_count()\n"
+    "gc.disable()\n"
+    "with loading():\n"
+    "    pass\n"
+    "seen.append(gc.isenabled())\n"
+    "from groundbench.entry import main\n"
+    "gc.enable()\n"
+    "status = main(['version', 'show'])\n"
+    "print(json.dumps({'seen': seen, 'frozen': frozen, 'after': gc.isenabled(), 'status': status}))\n"
+)
+
+
+def test_the_collector_is_paused_while_loading_only() -> None:
+    """A command loads without the cyclic collector and runs with it: a block turns it off, an inner block leaves
+    it to the outer one, the loaded objects are frozen out of later scans, and a caller's choice to run without
+    it is kept."""
+    result = subprocess.run([sys.executable, "-c", COLLECTOR], capture_output=True, text=True, check=True)
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert report["seen"] == [False, False, False, True, False]
+    assert report["frozen"] >= 1000  # the block's lists among them
+    assert report["after"] is True and report["status"] == 0

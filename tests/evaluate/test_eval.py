@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import hashlib
 import io
 import json
@@ -675,3 +676,40 @@ def test_logs_name_the_image_and_hold_no_bytes(built: Path, tmp_path: Path) -> N
     assert sum(path.stat().st_size for path in logs) / 20 <= 5_000
     again = run_eval(settings, Console(file=io.StringIO()), Console(file=io.StringIO()))
     assert again.asked == 0 and len(list((out / "logs").glob("*.eval"))) == 3
+
+
+def test_inspect_control_server_starts_only_when_its_variable_asks(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """inspect's control channel (`inspect ctl`) costs every window's start a FastAPI app and its server: eval runs
+    without it unless INSPECT_EVAL_CTL_SERVER asks for it, and the answers are the same either way. inspect runs
+    with the cyclic collector on: it is paused only while the command loads (groundbench/core/collector.py)."""
+    from inspect_ai._control import server
+
+    started: list[object] = []
+    real_start = server.ControlServer.start
+
+    async def start(self: server.ControlServer) -> None:
+        started.append(gc.isenabled())  # the asking runs with the cyclic collector on (paused only while loading)
+        await real_start(self)
+
+    monkeypatch.setattr(server.ControlServer, "start", start)
+    monkeypatch.delenv("INSPECT_EVAL_CTL_SERVER", raising=False)
+    quiet = Console(file=io.StringIO())
+    settings = EvalSettings(
+        model="mockllm/model",
+        configs=["bulk_umd"],
+        conditions=["part_named"],
+        folder=built / "data/groundbench",
+        out=tmp_path / "off",
+        limit=2,
+        display="none",
+    )
+    assert run_eval(settings, quiet, quiet).asked == 2
+    assert started == []
+    monkeypatch.setenv("INSPECT_EVAL_CTL_SERVER", "true")
+    on = EvalSettings(**{**settings.__dict__, "out": tmp_path / "on"})
+    assert run_eval(on, quiet, quiet).asked == 2
+    assert started == [True]
+    for name in ("predictions.jsonl", "scores.json"):
+        assert (tmp_path / "on" / name).read_bytes() == (tmp_path / "off" / name).read_bytes()
