@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import chain
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # json's own C function
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from groundbench.scoring.parse import (
     parse_response,
     settle,
 )
+from groundbench.scoring.recent import RecentByIdentity
 from groundbench.scoring.seen import SeenKeys
 
 # Parsed answer fields a line may carry: the documented schema, plus for GUI rows eval.py's own keys.
@@ -74,6 +76,7 @@ ANSWER_FIELDS = (
     )
     + FLAT_BOX_KEYS
 )
+ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
 Rows = dict[str, tuple[str, dict[str, Any]]]
 
 
@@ -111,7 +114,7 @@ def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
                 yield from _parsed(path, text.splitlines())
                 return
             handle.seek(0)
-            yield from _parsed(path, (line for physical in handle for line in physical.splitlines()))
+            yield from _parsed(path, chain.from_iterable(map(str.splitlines, handle)))
     except (OSError, UnicodeDecodeError) as exc:
         _whole(path)  # the error whole-file reading gives (a decode error's position in the file, not the buffer)
         raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
@@ -137,10 +140,11 @@ def _first_line(handle: Any) -> Any:
 
 
 def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    prefix = f"{path}: line "
     for number, raw_line in enumerate(lines, start=1):
         if not raw_line.strip():
             continue
-        where = f"{path}: line {number}"
+        where = prefix + str(number)
         try:
             yield where, json.loads(raw_line)
         except ValueError as exc:
@@ -210,8 +214,10 @@ class UnknownKeys:
     first: dict[str, str] = field(default_factory=dict)  # key -> where it first appears
 
     def note(self, where: str, line: Mapping[str, Any]) -> None:
-        keys = [str(k) for k in line if k not in KNOWN_KEYS]
         parsed = line.get("parsed")
+        if KNOWN_KEYS.issuperset(line) and not isinstance(parsed, Mapping):
+            return  # every key known (most lines)
+        keys = [str(k) for k in line if k not in KNOWN_KEYS]
         if isinstance(parsed, Mapping):
             keys += [f"parsed.{k}" for k in parsed if k not in ANSWER_FIELDS]
         for key in keys:
@@ -301,12 +307,13 @@ def answer_of(
     parsed = line.get("parsed")
     if parsed is not None and not isinstance(parsed, dict):
         raise BadLine("parsed", "expected an object of answer fields")
-    fields = {**{k: line[k] for k in ANSWER_FIELDS if k in line}, **(parsed or {})}
+    carries = parsed or not ANSWER_FIELD_SET.isdisjoint(line)  # most lines carry a raw response only
+    fields = {**{k: line[k] for k in ANSWER_FIELDS if k in line}, **(parsed or {})} if carries else {}
     base = base_condition(condition)
     if base == FREE_FORM:
         text = fields.get("text", response)
         if isinstance(text, str):
-            return Answer(status=FREE_TEXT, text=text)
+            return _free_text(text)
         if present and response is None:
             return Answer(status=MALFORMED)  # a failed request: no prose, a failure
         raise BadLine("text", "a free-form prediction needs `text` or a raw `response`")
@@ -330,6 +337,13 @@ def answer_of(
         answer = official_answer(answer, row)
         return settle(answer, usable(answer.record, row))
     return settle(answer, has_answer_fields(answer))
+
+
+@lru_cache(maxsize=256)
+def _free_text(text: str) -> Answer:
+    """A free-form answer, one object for recent texts (every line of an every-keyword or refusal text shares it:
+    its kept record's text is then written once, ``Joined._kept_text``)."""
+    return Answer(status=FREE_TEXT, text=text)
 
 
 @lru_cache(maxsize=256)
@@ -398,10 +412,10 @@ class Joined:
     seen: SeenKeys = field(default_factory=SeenKeys)  # (model, example id, condition) of every line
     unknown_keys: UnknownKeys = field(default_factory=UnknownKeys)
     malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
-    # The last answer kept without its record, and that answer: lines repeating an answer share one object.
-    _last: tuple[Answer, Answer] | None = field(default=None, repr=False, compare=False)
-    # The last answer's (format, response) and the text of its record's fields around the line's own three.
-    _last_text: tuple[Answer, str, Any, str, str] | None = field(default=None, repr=False, compare=False)
+    # Recent answers without their record: lines repeating an answer share one object.
+    _bare: RecentByIdentity[Answer] = field(default_factory=RecentByIdentity, repr=False, compare=False)
+    # Recent answers' (format, response) -> the text of their record's fields around the line's own three keys.
+    _runs: RecentByIdentity[tuple[str, str]] = field(default_factory=RecentByIdentity, repr=False, compare=False)
 
     def count(self, where: str, line: Any) -> dict[str, Any]:
         """Every line is counted (and its gate fields and keys seen) before anything can drop it; its gate fields
@@ -416,9 +430,8 @@ class Joined:
 
     def claim(self, key: Key) -> Key:
         """The line's key, unless an earlier line had it (then the line is a duplicate)."""
-        if key.as_tuple() in self.seen:
+        if not self.seen.add_new(key.as_tuple()):
             raise BadLine("duplicate", f"a second prediction for {key.as_tuple()}")
-        self.seen.add(key.as_tuple())
         return key
 
     def add(self, read: ReadLine) -> None:
@@ -443,9 +456,8 @@ class Joined:
         answer = read.answer
         if answer.record is not None and base_condition(condition) != GUI:
             # read again only by the GUI rules; the report has it already
-            if self._last is None or self._last[0] is not answer:
-                self._last = (answer, replace(answer, record=None))
-            answer = self._last[1]
+            full = answer
+            answer = self._bare.get(full, None, lambda: replace(full, record=None))
         self.items.append(Scored(model, read.config, condition, read.row, answer))
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
@@ -455,22 +467,25 @@ class Joined:
     def _kept_text(self, read: ReadLine) -> str:
         """The report's record of the line as its JSON text (``KeptRecords``): ``_kept`` written with its keys
         sorted, in three runs: the answer's fields before the line's own three keys (condition, example_id,
-        model), those three, and the answer's after them. A line repeating the last line's answer (the same
-        answer object, format and response) reuses the answer's two runs."""
+        model), those three, and the answer's after them. A line repeating a recent line's answer (the same
+        answer object, format and response) reuses the answer's two runs: they are made of nothing else."""
         answer, spec, response = read.answer, read.fmt.spec, read.line.get("response")
         assert answer is not None
-        last = self._last_text
-        if last is None or last[0] is not answer or last[1] != spec or last[2] != response:
-            fields = _kept(read, answer)
-            before = {k: fields[k] for k in ("action", "action_raw", "answer_format", "box")}
-            after = {k: fields[k] for k in ("numbers_from_strings", "parse", "part", "point", "record", "response")}
-            last = self._last_text = (answer, spec, response, _inner(before), _inner(after))
+        before, after = self._runs.get(answer, (spec, response), lambda: _answer_runs(read, answer))
         key = read.key
         own = (
             f' "condition": {encode_basestring(key.condition)},\n "example_id": {encode_basestring(key.example_id)},'
             f'\n "model": {encode_basestring(key.model)}'
         )
-        return "{\n" + last[3] + ",\n" + own + ",\n" + last[4] + "\n}"
+        return "{\n" + before + ",\n" + own + ",\n" + after + "\n}"
+
+
+def _answer_runs(read: ReadLine, answer: Answer) -> tuple[str, str]:
+    """The text of the kept record's fields before and after the line's own three keys (sorted order)."""
+    fields = _kept(read, answer)
+    before = {k: fields[k] for k in ("action", "action_raw", "answer_format", "box")}
+    after = {k: fields[k] for k in ("numbers_from_strings", "parse", "part", "point", "record", "response")}
+    return _inner(before), _inner(after)
 
 
 def _inner(fields: dict[str, Any]) -> str:
