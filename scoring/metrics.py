@@ -89,7 +89,7 @@ from groundbench.scoring.gui import (
 )
 from groundbench.scoring.localization import (
     best_constant_at_tau,
-    best_constant_in_region,
+    best_region_offset,
     constant_point,
     hits_at_tau,
     region_geometry,
@@ -507,7 +507,7 @@ def _localization_baselines(rows: Sequence[Row]) -> dict[str, Any]:
     object_d = [r["baselines"]["object_center_distance"] for r in rows]
     object_known = [d for d in object_d if d is not None]
     _, best_c = best_constant_at_tau(rows, tau)
-    _, region_c = best_constant_in_region(rows)
+    region_c = best_region_offset(rows)  # scored below with the regions read once, not row by row
     regions = TargetRegions(rows)
     return {
         "tau": tau,
