@@ -422,7 +422,7 @@ class Joined:
         are returned (read once)."""
         self.lines += 1
         carried: dict[str, Any] = {}
-        if isinstance(line, Mapping):
+        if type(line) is dict or isinstance(line, Mapping):
             carried = line_gate_fields(line)
             self.gated_lines += bool(carried)
             self.unknown_keys.note(where, line)
@@ -446,7 +446,8 @@ class Joined:
         if read.profile is not None:
             self.profiles.setdefault(model, read.profile.spec)
         self.templates.setdefault(condition, read.template)
-        self.mismatches += [f"{read.where}: {wrong}" for wrong in read.mismatches]
+        if read.mismatches:
+            self.mismatches += [f"{read.where}: {wrong}" for wrong in read.mismatches]
         if read.answer is None:
             self.excluded.append(
                 {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
@@ -515,16 +516,17 @@ def _kept(read: ReadLine, answer: Answer) -> dict[str, Any]:
 
 def _identify(line: Any, rows: Rows) -> Key:
     """(model, example_id, condition) of a line, or the first reason it names none of the dataset's."""
-    if isinstance(line, Unreadable):
-        raise BadLine("json", line.reason)
-    if not isinstance(line, Mapping):
-        raise BadLine("json", "expected one JSON object")
+    if type(line) is not dict:  # a parsed line is a dict: the two general checks only for anything else
+        if isinstance(line, Unreadable):
+            raise BadLine("json", line.reason)
+        if not isinstance(line, Mapping):
+            raise BadLine("json", "expected one JSON object")
     example_id, condition, model = line.get("example_id"), line.get("condition"), line.get("model")
     if not isinstance(model, str) or not model.strip():
         raise BadLine("model", "expected the model's name (a non-empty string) on every line")
     if not isinstance(example_id, str) or example_id not in rows:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
-    if not isinstance(condition, str) or not is_known(condition):
+    if not isinstance(condition, str) or not _is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
     # One string object per model, row and condition, however many lines name them (memory, not meaning).
     return Key(
@@ -533,6 +535,7 @@ def _identify(line: Any, rows: Rows) -> Key:
 
 
 _SHARED: dict[str, str] = {}  # the model and condition names lines use: a few strings
+_is_known = lru_cache(maxsize=1024)(is_known)  # asked for every line, of a few condition names
 
 
 def join(
@@ -600,6 +603,8 @@ def _gate_mismatches(
 
 def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[AnswerFormat, Any]:
     """(the format that reads the line, its profile or None): its own ``answer_format``, else its profile's."""
+    if line.get("profile") is None and line.get("answer_format") is None:
+        return default, None  # most lines name neither
     from groundbench.scoring.profiles import parse_profile
 
     profile = None
