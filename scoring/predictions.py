@@ -630,8 +630,9 @@ def expand(
         by_config.setdefault(config, []).append(row)
     full = list(items)
     missing: list[dict[str, str]] = []
+    in_order = {config: sorted(found, key=lambda r: r["example_id"]) for config, found in by_config.items()}
     for model, config, condition in groups:
-        for row in sorted(by_config.get(config, []), key=lambda r: r["example_id"]):
+        for row in in_order.get(config, []):
             if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted:
                 full.append(Scored(model, config, condition, row, Answer(status=MISSING)))
                 missing.append(

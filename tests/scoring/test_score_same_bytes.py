@@ -621,3 +621,26 @@ def test_the_best_region_offset_is_the_best_constant_in_regions() -> None:
         assert localization.best_region_offset(rows) == localization.best_constant_in_region(rows)[1]
     boxes = [r for r in (_region_row(rng, i) for i in range(80)) if r["parts"] and "mask_rle" not in r["parts"][0]]
     assert localization.best_region_offset(boxes) == localization.best_constant_in_region(boxes)[1]
+
+
+def test_target_regions_read_points_of_every_shape_as_row_by_row() -> None:
+    """Pairs of floats, of ints, mixed, longer lists and booleans (the one-by-one check), None: the same answers."""
+    from groundbench.scoring.regions import TargetRegions
+
+    rng = random.Random(11)
+    rows = [_region_row(rng, i) for i in range(60)]
+    regions = TargetRegions(rows)
+    shapes = [
+        lambda x, y: (float(x), float(y)),
+        lambda x, y: (int(x), int(y)),
+        lambda x, y: [x, y, 7.0],
+        lambda x, y: (True, y),
+        lambda x, y: None,
+    ]
+    for shape in shapes:
+        for mixed in (False, True):
+            points = [
+                (rng.choice(shapes) if mixed else shape)(rng.uniform(-1, 40), rng.uniform(-1, 40)) for _ in rows
+            ]
+            expected = [localization.in_target_region(r, p) for r, p in zip(rows, points, strict=True)]
+            assert regions.contains(points) == expected
