@@ -146,9 +146,25 @@ def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
             continue
         where = prefix + str(number)
         try:
-            yield where, json.loads(raw_line)
+            yield where, _loads(raw_line)
         except ValueError as exc:
             yield where, Unreadable(f"expected one JSON object ({exc})")
+
+
+_scan = json.JSONDecoder().scan_once  # the C scanner json.loads runs, without its two Python layers around it
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: a line that is one object with nothing around it is scanned at once, as ``json.loads``
+    scans it; any other (or a scan that fails) is left to ``json.loads``, which gives its own value or error."""
+    if text[:1] == "{":
+        try:
+            value, end = _scan(text, 0)
+        except (ValueError, StopIteration):
+            return json.loads(text)
+        if end == len(text):
+            return value
+    return json.loads(text)
 
 
 JSON_LINES = (
@@ -362,11 +378,15 @@ class Context:
     strict: bool
     allow_gate_mismatch: bool
     default: AnswerFormat  # reads every line that names no format of its own
+    compared: dict[Any, list[str]] = field(default_factory=dict)  # gate values compared -> their mismatches
 
 
-@dataclass(frozen=True)
+COMPARED = 4096  # gate value combinations remembered (a file's lines carry a few)
+
+
+@dataclass(slots=True)  # not frozen: made for every line, and a frozen dataclass costs three times as much to make
 class Key:
-    """Who a line is about: one prediction per (model, example, condition)."""
+    """Who a line is about: one prediction per (model, example, condition); never changed once made."""
 
     model: str
     example_id: str
@@ -376,9 +396,10 @@ class Key:
         return (self.model, self.example_id, self.condition)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, as Key
 class ReadLine:
-    """One good line, read: its row, how it was read and the answer (None for an excluded row's line)."""
+    """One good line, read: its row, how it was read and the answer (None for an excluded row's line); never
+    changed once made."""
 
     where: str
     line: Mapping[str, Any]
@@ -595,7 +616,18 @@ def _gate_mismatches(
     """What the line's gate fields (``carried``) say that differs from the data (allowed only by the override)."""
     if not carried:
         return []
-    wrong = mismatches(carried, context.gate, config, template, str(row["image_sha256"]))
+    image = str(row["image_sha256"])
+    # Lines carry the same few gate values: each combination of strings compared once (other values, whose
+    # equality is not their text's, 1 and True or 0.0 and -0.0, are compared on their own).
+    key: Any = None
+    wrong = None
+    if all(type(value) is str for value in carried.values()):
+        key = (tuple(carried.items()), config, template, image if "image_sha256" in carried else None)
+        wrong = context.compared.get(key)
+    if wrong is None:
+        wrong = mismatches(carried, context.gate, config, template, image)
+        if key is not None and len(context.compared) < COMPARED:
+            context.compared[key] = wrong
     if wrong and not context.allow_gate_mismatch:
         raise BadLine("gate", "prediction does not match the data scored: " + "; ".join(wrong))
     return wrong

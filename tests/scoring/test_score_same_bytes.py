@@ -644,3 +644,63 @@ def test_target_regions_read_points_of_every_shape_as_row_by_row() -> None:
             ]
             expected = [localization.in_target_region(r, p) for r, p in zip(rows, points, strict=True)]
             assert regions.contains(points) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        '{"a": [1, 2.5, "x"], "b": {"c": null}}',
+        '{"a": 1} ',
+        ' {"a": 1}',
+        '{"a": 1}{"b": 2}',
+        '{"a": 1} x',
+        '{"a": }',
+        '{"a": NaN, "b": -Infinity}',
+        '{"a": "\\ud800"}',
+        "\ufeff{}",
+        "[1, 2]",
+        '"text"',
+        "{",
+        "}",
+        "",
+        "  ",
+        '{"a": 1, "a": 2}',
+    ],
+)
+def test_a_line_is_loaded_as_json_loads_loads_it(text: str) -> None:
+    from groundbench.scoring.predictions import _loads
+
+    try:
+        expected: Any = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(type(exc)) as raised:
+            _loads(text)
+        assert str(raised.value) == str(exc)
+    else:
+        got = _loads(text)
+        assert json.dumps(got) == json.dumps(expected) and type(got) is type(expected)
+
+
+def test_gate_values_compared_once_say_what_each_line_says(tmp_path: Path) -> None:
+    """Lines carrying gate values right, wrong, as strings and not (1 and True, 0.0 and -0.0, a list), each
+    mismatch said as the plain comparison says it, whichever line came first."""
+    from groundbench.scoring.gate import line_gate_fields, mismatches
+    from groundbench.scoring.predictions import Context, _gate_mismatches
+    from groundbench.scoring.formats import DEFAULT, parse_format
+
+    folder = _write_folder(tmp_path)
+    rows, gate = read_rows(folder), folder_gate(folder)
+    version = gate.dataset_version
+    values = [version, "9.9", 1, True, 0.0, -0.0, [version], None]
+    rng = random.Random(3)
+    context = Context(rows, gate, False, True, parse_format(DEFAULT))
+    for _ in range(200):
+        line = {"dataset_version": rng.choice(values), "template_sha256": rng.choice(["t", "u"])}
+        if rng.random() < 0.3:
+            line["image_sha256"] = rng.choice(["x", 1])
+        config, row = rows[rng.choice(sorted(rows))]
+        carried = line_gate_fields(line)
+        expected = mismatches(carried, gate, config, "t", str(row["image_sha256"])) if carried else []
+        assert _gate_mismatches(carried, context, config, "t", row) == expected
+    assert context.compared  # some were remembered
