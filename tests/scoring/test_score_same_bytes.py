@@ -704,3 +704,22 @@ def test_gate_values_compared_once_say_what_each_line_says(tmp_path: Path) -> No
         expected = mismatches(carried, gate, config, "t", str(row["image_sha256"])) if carried else []
         assert _gate_mismatches(carried, context, config, "t", row) == expected
     assert context.compared  # some were remembered
+
+
+def test_distances_to_targets_read_once_are_target_distances() -> None:
+    from groundbench.scoring.parse import STRICT, Answer
+
+    rng = random.Random(12)
+    for i in range(300):
+        w, h = rng.randint(1, 4000), rng.randint(1, 4000)
+        point = None if rng.random() < 0.1 else [rng.uniform(0, w), rng.randint(0, h)]
+        row = {
+            "width": w,
+            "height": h,
+            "target_part_id": "t",
+            "parts": [{"part_id": rng.choice(["t", "u"]), "point_xy": point}],
+        }
+        location = None if rng.random() < 0.1 else (rng.uniform(-10, w + 10), float(rng.randint(0, h)))
+        answer = Answer(status=STRICT, point=location)
+        plain = metrics.target_distance(answer, row)
+        assert metrics._distance_to(answer.location, metrics._target_of(row)) == plain, i
