@@ -700,7 +700,8 @@ def group_metrics(
     else:
         valid = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
         gated = correct
-    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+    # the same test as ``valid`` where the prompt set the target
+    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)] if task_free else valid
     if measurable:
         note = "task-free" if task_free else None
         out.append(_rated(head, "part_selection_accuracy", items, valid, seed, resamples, note=note))
