@@ -151,7 +151,8 @@ def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
             yield where, Unreadable(f"expected one JSON object ({exc})")
 
 
-_scan = json.JSONDecoder().scan_once  # the C scanner json.loads runs, without its two Python layers around it
+# The C scanner json.loads runs, without its two Python layers around it.
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
 
 
 def _loads(text: str) -> Any:

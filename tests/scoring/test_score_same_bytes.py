@@ -599,7 +599,7 @@ def test_the_held_out_lookup_guessing_once_per_object_and_key_is_the_plain_one(k
     for seed in range(6):
         rng = random.Random(seed)
         rows = []
-        for i in range(rng.choice([5, 40, 120])):
+        for _ in range(rng.choice([5, 40, 120])):
             category = rng.choice(["door", "knob", "lid"])
             rows.append(
                 {
@@ -639,9 +639,7 @@ def test_target_regions_read_points_of_every_shape_as_row_by_row() -> None:
     ]
     for shape in shapes:
         for mixed in (False, True):
-            points = [
-                (rng.choice(shapes) if mixed else shape)(rng.uniform(-1, 40), rng.uniform(-1, 40)) for _ in rows
-            ]
+            points = [(rng.choice(shapes) if mixed else shape)(rng.uniform(-1, 40), rng.uniform(-1, 40)) for _ in rows]
             expected = [localization.in_target_region(r, p) for r, p in zip(rows, points, strict=True)]
             assert regions.contains(points) == expected
 
@@ -685,9 +683,9 @@ def test_a_line_is_loaded_as_json_loads_loads_it(text: str) -> None:
 def test_gate_values_compared_once_say_what_each_line_says(tmp_path: Path) -> None:
     """Lines carrying gate values right, wrong, as strings and not (1 and True, 0.0 and -0.0, a list), each
     mismatch said as the plain comparison says it, whichever line came first."""
+    from groundbench.scoring.formats import DEFAULT, parse_format
     from groundbench.scoring.gate import line_gate_fields, mismatches
     from groundbench.scoring.predictions import Context, _gate_mismatches
-    from groundbench.scoring.formats import DEFAULT, parse_format
 
     folder = _write_folder(tmp_path)
     rows, gate = read_rows(folder), folder_gate(folder)
