@@ -414,6 +414,13 @@ class ReadLine:
     answer: Answer | None
 
 
+RUNS_BUDGET = 1 << 23  # characters of recent answers' record text remembered (8 M: a few tens of MB at most)
+
+
+def _runs_length(runs: tuple[str, str]) -> int:
+    return len(runs[0]) + len(runs[1])
+
+
 SAMPLE = 25  # malformed lines kept per model for the syntax hint (scoring/syntax_hint.py): a bounded cost
 
 
@@ -436,8 +443,11 @@ class Joined:
     malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
     # Recent answers without their record: lines repeating an answer share one object.
     _bare: RecentByIdentity[Answer] = field(default_factory=RecentByIdentity, repr=False, compare=False)
-    # Recent answers' (format, response) -> the text of their record's fields around the line's own three keys.
-    _runs: RecentByIdentity[tuple[str, str]] = field(default_factory=RecentByIdentity, repr=False, compare=False)
+    # Recent answers' (format, response) -> the text of their record's fields around the line's own three keys
+    # (at most RUNS_BUDGET characters of it: long responses are not held by the thousand).
+    _runs: RecentByIdentity[tuple[str, str]] = field(
+        default_factory=lambda: RecentByIdentity(weight=_runs_length, budget=RUNS_BUDGET), repr=False, compare=False
+    )
 
     def count(self, where: str, line: Any) -> dict[str, Any]:
         """Every line is counted (and its gate fields and keys seen) before anything can drop it; its gate fields

@@ -16,11 +16,13 @@ V = TypeVar("V")
 
 
 class RecentByIdentity(Generic[V]):
-    """At most ``size`` values, the oldest dropped first, keyed by (``id(obj)``, ``extra``)."""
+    """At most ``size`` values, the oldest dropped first, keyed by (``id(obj)``, ``extra``); with ``weight``, also
+    at most ``budget`` of their summed weights (one value heavier than the budget is kept alone)."""
 
-    def __init__(self, size: int = 1024) -> None:
-        self.size = size
-        self._values: dict[tuple[int, Hashable], tuple[object, V]] = {}
+    def __init__(self, size: int = 1024, weight: Callable[[V], int] | None = None, budget: int = 0) -> None:
+        self.size, self.weight, self.budget = size, weight, budget
+        self._values: dict[tuple[int, Hashable], tuple[object, V, int]] = {}
+        self.total = 0  # the summed weights of the values held
 
     def get(self, obj: object, extra: Hashable, compute: Callable[[], V]) -> V:
         """The value remembered for ``obj`` and ``extra``, else ``compute()`` (remembered)."""
@@ -29,9 +31,11 @@ class RecentByIdentity(Generic[V]):
         if found is not None and found[0] is obj:
             return found[1]
         value = compute()
-        if len(self._values) >= self.size:
-            del self._values[next(iter(self._values))]
-        self._values[key] = (obj, value)
+        heavy = 0 if self.weight is None else self.weight(value)
+        while self._values and (len(self._values) >= self.size or (heavy and self.total + heavy > self.budget)):
+            self.total -= self._values.pop(next(iter(self._values)))[2]
+        self._values[key] = (obj, value, heavy)
+        self.total += heavy
         return value
 
     def __len__(self) -> int:

@@ -476,6 +476,19 @@ def test_recent_values_are_keyed_by_identity_and_extra_and_bounded() -> None:
     assert len(recent) == 3 and recent.get(a, "x", compute("a2")) == "a2" and calls[-1] == "a2"
 
 
+def test_recent_values_weighed_stay_within_their_budget() -> None:
+    from groundbench.scoring.recent import RecentByIdentity
+
+    recent: RecentByIdentity[str] = RecentByIdentity(size=100, weight=len, budget=10)
+    keys = [[i] for i in range(6)]
+    for i, key in enumerate(keys):
+        assert recent.get(key, None, lambda i=i: "x" * (i + 3)) == "x" * (i + 3)
+        assert recent.total == sum(len(v[1]) for v in recent._values.values()) <= max(10, i + 3)
+    assert recent.get(keys[5], None, lambda: "other") == "x" * 8  # the newest is kept
+    heavy = [9]
+    assert recent.get(heavy, None, lambda: "y" * 50) == "y" * 50 and len(recent) == 1 and recent.total == 50
+
+
 def plain_kept(line: Mapping[str, Any], answer: Any, spec: str) -> dict[str, Any]:
     """The report's record of a line as ``_kept`` made it, before its text was remembered per answer."""
     from groundbench.scoring.parse import FREE_TEXT
@@ -520,9 +533,9 @@ def test_kept_records_of_answers_repeated_far_apart_are_each_lines_own(tmp_path:
         config, row = rows[line["example_id"]]
         answer = predictions.answer_of(line, line["condition"], row, False, fmt)
         expected.append(plain_dumps(plain_finite_json(plain_kept(line, answer, fmt.spec))))
-    for size in (1, 2, 1024):
+    for size, budget in ((1, None), (2, None), (1024, None), (1024, 300), (1024, 1)):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(predictions.RecentByIdentity, "__init__", _sized_recent(size))
+            patch.setattr(predictions.RecentByIdentity, "__init__", _sized_recent(size, budget))
             joined = join(iter([(f"line {i}", line) for i, line in enumerate(lines)]), rows, folder_gate(folder))
         assert list(joined.kept.texts()) == expected
         for item, line in zip(joined.items, lines, strict=True):
@@ -536,9 +549,15 @@ def test_kept_records_of_answers_repeated_far_apart_are_each_lines_own(tmp_path:
     assert all(a is by_text[a.text] for a in free)  # one object per recent text
 
 
-def _sized_recent(size: int) -> Any:
-    def init(self: Any, size_given: int = 1024) -> None:
-        self.size, self._values = size, {}
+def _sized_recent(size: int, budget: int | None = None) -> Any:
+    """RecentByIdentity's __init__ with ``size`` (and ``budget``, where the caller weighs its values) forced."""
+    from groundbench.scoring.recent import RecentByIdentity
+
+    original = RecentByIdentity.__init__
+    forced_size, forced_budget = size, budget
+
+    def init(self: Any, size: int = 1024, weight: Any = None, budget: int = 0) -> None:
+        original(self, forced_size, weight, budget if forced_budget is None or weight is None else forced_budget)
 
     return init
 
