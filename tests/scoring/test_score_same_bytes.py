@@ -740,3 +740,34 @@ def test_distances_to_targets_read_once_are_target_distances() -> None:
         answer = Answer(status=STRICT, point=location)
         plain = metrics.target_distance(answer, row)
         assert metrics._distance_to(answer.location, metrics._target_of(row)) == plain, i
+
+
+def test_score_collects_rarely_while_scoring_and_as_before_after(tmp_path: Path) -> None:
+    """The collector's thresholds are raised while a score runs (also when it fails) and restored after."""
+    import gc
+
+    from groundbench.core.collector import THRESHOLDS, rare_collections
+    from groundbench.scoring import api
+
+    folder = _write_folder(tmp_path)
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"model": "m", **p}) + "\n" for p in PREDICTIONS))
+    before = gc.get_threshold()
+    seen: list[tuple[int, ...]] = []
+    original = api.join
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return original(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "join", noting)
+        score_file(predictions, folder=folder, resamples=5)
+        assert seen == [THRESHOLDS] and gc.get_threshold() == before
+        predictions.write_text("not json\n")
+        with pytest.raises(GroundBenchError):
+            score_file(predictions, folder=folder, resamples=5)
+        assert gc.get_threshold() == before
+    with rare_collections():
+        assert gc.get_threshold() == THRESHOLDS
+    assert gc.get_threshold() == before
