@@ -214,9 +214,9 @@ def loo_blind_estimate(
     """
     levels = backoff_levels(keys)
     by_key: list[dict[tuple[Any, ...], Counter[str]]] = [defaultdict(Counter) for _ in levels]
-    by_object: dict[str, list[tuple[list[tuple[Any, ...]], str]]] = defaultdict(list)
+    by_object: dict[str, list[tuple[tuple[tuple[Any, ...], ...], str]]] = defaultdict(list)
     for row, first in zip(rows, _row_keys(rows, keys, row_keys), strict=True):
-        own_keys, action = [first, *(text_key(row, level) for level in levels[1:])], row["target_action"]
+        own_keys, action = (first, *(text_key(row, level) for level in levels[1:])), row["target_action"]
         for table, key in zip(by_key, own_keys, strict=True):
             table[key][action] += 1
         by_object[str(row["object_id"])].append((own_keys, action))
@@ -229,15 +229,28 @@ def loo_blind_estimate(
             for table, key in zip(own_by_key, row_keys, strict=True):
                 table[key][action] += 1
         fallback = _majority_of(overall - own)
+        guesses: dict[tuple[tuple[Any, ...], ...], str] = {}  # an object's rows sharing their keys share the guess
         for row_keys, action in members:
-            guess = fallback
-            for level, key in enumerate(row_keys):
-                others = by_key[level][key] - own_by_key[level][key]  # Counter subtraction keeps positive counts
-                if others:
-                    guess = _majority_of(others)
-                    break
+            guess = guesses.get(row_keys)
+            if guess is None:
+                guess = guesses[row_keys] = _held_out_guess(row_keys, by_key, own_by_key, fallback)
             correct += guess == action
     return correct, len(rows)
+
+
+def _held_out_guess(
+    row_keys: Sequence[tuple[Any, ...]],
+    by_key: Sequence[Mapping[tuple[Any, ...], Counter[str]]],
+    own_by_key: Sequence[Mapping[tuple[Any, ...], Counter[str]]],
+    fallback: str,
+) -> str:
+    """The lookup's answer for a held-out row: the majority among the other objects' rows of its first key level
+    they share, else ``fallback`` (their majority action)."""
+    for level, key in enumerate(row_keys):
+        others = by_key[level][key] - own_by_key[level][key]  # Counter subtraction keeps positive counts
+        if others:
+            return _majority_of(others)
+    return fallback
 
 
 def singleton_keys(

@@ -222,6 +222,8 @@ def table_rows(layout: Layout, items: Sequence[Item], seed: int, resamples: int)
 
 def their_verdict(line: Any) -> tuple[Key, bool | None] | None:
     """(the row a prediction line names, the framework's verdict on it) when the line carries ``imported``."""
+    if type(line) is dict and line.get("imported") is None:
+        return None  # most lines: no verdict of their own (the general checks below give the same)
     if not isinstance(line, Mapping) or not isinstance(line.get("imported"), Mapping):
         return None
     key = (str(line.get("model")), str(line.get("example_id")), str(line.get("condition")))

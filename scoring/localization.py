@@ -494,9 +494,15 @@ def _best_in_regions(rows: Sequence[Row]) -> tuple[float, float] | None:
 
 def best_constant_in_region(rows: Sequence[Row]) -> tuple[int, tuple[float, float] | None]:
     """(rows, offset) of the constant point inside the most target regions, counted by scoring it."""
-    with_mask = any(target_mask(p) is not None for p in (target_part(r) for r in rows) if p is not None)
-    searched = _evenly_spaced(rows) if len(rows) > SEARCH_LIMIT else rows
-    where = _best_in_regions(searched) if with_mask else _best_in_boxes(searched)
+    where = best_region_offset(rows)
     if where is None:
         return 0, None
     return sum(in_target_region(r, constant_point(r, where)) for r in rows), where
+
+
+def best_region_offset(rows: Sequence[Row]) -> tuple[float, float] | None:
+    """The offset of :func:`best_constant_in_region`, not counted (for a caller that scores it on the rows in one
+    go, ``scoring.regions.TargetRegions``)."""
+    with_mask = any(target_mask(p) is not None for p in (target_part(r) for r in rows) if p is not None)
+    searched = _evenly_spaced(rows) if len(rows) > SEARCH_LIMIT else rows
+    return _best_in_regions(searched) if with_mask else _best_in_boxes(searched)

@@ -89,7 +89,7 @@ from groundbench.scoring.gui import (
 )
 from groundbench.scoring.localization import (
     best_constant_at_tau,
-    best_constant_in_region,
+    best_region_offset,
     constant_point,
     hits_at_tau,
     region_geometry,
@@ -231,6 +231,19 @@ def target_distance(answer: Answer, row: Row) -> float | None:
     if location is None or target is None:
         return None
     return math.hypot(location[0] - target[0], location[1] - target[1]) / math.hypot(row["width"], row["height"])
+
+
+def _target_of(row: Row) -> tuple[float, float, float] | None:
+    """(x, y, image diagonal) of the row's target point, as :func:`target_distance` reads them; None without one."""
+    target = target_point(row["parts"], row["target_part_id"])
+    return None if target is None else (target[0], target[1], math.hypot(row["width"], row["height"]))
+
+
+def _distance_to(location: tuple[float, float] | None, target: tuple[float, float, float] | None) -> float | None:
+    """:func:`target_distance` of an answer's location and its row's :func:`_target_of`: the same number."""
+    if location is None or target is None:
+        return None
+    return math.hypot(location[0] - target[0], location[1] - target[1]) / target[2]
 
 
 def _close(a: Sequence[float], b: Sequence[float]) -> bool:
@@ -507,9 +520,10 @@ def _localization_baselines(rows: Sequence[Row]) -> dict[str, Any]:
     object_d = [r["baselines"]["object_center_distance"] for r in rows]
     object_known = [d for d in object_d if d is not None]
     _, best_c = best_constant_at_tau(rows, tau)
-    _, region_c = best_constant_in_region(rows)
+    region_c = best_region_offset(rows)  # scored below with the regions read once, not row by row
     regions = TargetRegions(rows)
     return {
+        "targets": [_target_of(r) for r in rows],
         "tau": tau,
         "image_d": image_d,
         "object_known": object_known,
@@ -538,7 +552,8 @@ def _localization(
     n = len(items)
     fixed = (memo or RowSetMemo()).get("localization", rows, lambda: _localization_baselines(rows))
     tau, image_d, object_known = fixed["tau"], fixed["image_d"], fixed["object_known"]
-    distances = [target_distance(s.answer, s.row) for s in items]
+    targets = fixed["targets"]  # each row's target point and image diagonal, read once for the row list
+    distances = [_distance_to(s.answer.location, target) for s, target in zip(items, targets, strict=True)]
     within = [d is not None and tau is not None and d <= tau for d in distances]
     echo = supplies_region(condition)
     loc: dict[str, Any] = {"measures": "echo" if echo else "localization", "note": ECHO_NOTE if echo else None}
@@ -667,7 +682,10 @@ def group_metrics(
     n = len(rows)
     keys = supplied_keys(condition)
     columns = dict((memo or RowSetMemo()).get(f"blind {keys}", rows, lambda: _blind_columns(rows, keys)))
-    columns["leakage"] = category_leakage(rows, condition)
+    # the flag reads the condition only through whether it names the target (baselines.category_leakage)
+    columns["leakage"] = (memo or RowSetMemo()).get(
+        f"leakage {supplies_identity(condition)}", rows, lambda: category_leakage(rows, condition)
+    )
     if base == FREE_FORM:
         return out + _free_form(head, items, columns, seed, resamples)
 
@@ -682,7 +700,8 @@ def group_metrics(
     else:
         valid = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
         gated = correct
-    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)]
+    # the same test as ``valid`` where the prompt set the target
+    exact = [is_exact_target(p, s.row) for s, p in zip(items, selections, strict=True)] if task_free else valid
     if measurable:
         note = "task-free" if task_free else None
         out.append(_rated(head, "part_selection_accuracy", items, valid, seed, resamples, note=note))

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import chain
 from json.encoder import encode_basestring  # type: ignore[attr-defined]  # json's own C function
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,7 @@ from groundbench.scoring.parse import (
     parse_response,
     settle,
 )
+from groundbench.scoring.recent import RecentByIdentity
 from groundbench.scoring.seen import SeenKeys
 
 # Parsed answer fields a line may carry: the documented schema, plus for GUI rows eval.py's own keys.
@@ -74,6 +76,7 @@ ANSWER_FIELDS = (
     )
     + FLAT_BOX_KEYS
 )
+ANSWER_FIELD_SET = frozenset(ANSWER_FIELDS)
 Rows = dict[str, tuple[str, dict[str, Any]]]
 
 
@@ -111,7 +114,7 @@ def read_prediction_lines(path: Path) -> Iterator[tuple[str, Any]]:
                 yield from _parsed(path, text.splitlines())
                 return
             handle.seek(0)
-            yield from _parsed(path, (line for physical in handle for line in physical.splitlines()))
+            yield from _parsed(path, chain.from_iterable(map(str.splitlines, handle)))
     except (OSError, UnicodeDecodeError) as exc:
         _whole(path)  # the error whole-file reading gives (a decode error's position in the file, not the buffer)
         raise GroundBenchError(path, "file", f"expected a readable UTF-8 JSONL file ({exc})") from exc
@@ -137,14 +140,32 @@ def _first_line(handle: Any) -> Any:
 
 
 def _parsed(path: Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    prefix = f"{path}: line "
     for number, raw_line in enumerate(lines, start=1):
         if not raw_line.strip():
             continue
-        where = f"{path}: line {number}"
+        where = prefix + str(number)
         try:
-            yield where, json.loads(raw_line)
+            yield where, _loads(raw_line)
         except ValueError as exc:
             yield where, Unreadable(f"expected one JSON object ({exc})")
+
+
+# The C scanner json.loads runs, without its two Python layers around it.
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``: a line that is one object with nothing around it is scanned at once, as ``json.loads``
+    scans it; any other (or a scan that fails) is left to ``json.loads``, which gives its own value or error."""
+    if text[:1] == "{":
+        try:
+            value, end = _scan(text, 0)
+        except (ValueError, StopIteration):
+            return json.loads(text)
+        if end == len(text):
+            return value
+    return json.loads(text)
 
 
 JSON_LINES = (
@@ -210,8 +231,10 @@ class UnknownKeys:
     first: dict[str, str] = field(default_factory=dict)  # key -> where it first appears
 
     def note(self, where: str, line: Mapping[str, Any]) -> None:
-        keys = [str(k) for k in line if k not in KNOWN_KEYS]
         parsed = line.get("parsed")
+        if KNOWN_KEYS.issuperset(line) and not isinstance(parsed, Mapping):
+            return  # every key known (most lines)
+        keys = [str(k) for k in line if k not in KNOWN_KEYS]
         if isinstance(parsed, Mapping):
             keys += [f"parsed.{k}" for k in parsed if k not in ANSWER_FIELDS]
         for key in keys:
@@ -301,12 +324,13 @@ def answer_of(
     parsed = line.get("parsed")
     if parsed is not None and not isinstance(parsed, dict):
         raise BadLine("parsed", "expected an object of answer fields")
-    fields = {**{k: line[k] for k in ANSWER_FIELDS if k in line}, **(parsed or {})}
+    carries = parsed or not ANSWER_FIELD_SET.isdisjoint(line)  # most lines carry a raw response only
+    fields = {**{k: line[k] for k in ANSWER_FIELDS if k in line}, **(parsed or {})} if carries else {}
     base = base_condition(condition)
     if base == FREE_FORM:
         text = fields.get("text", response)
         if isinstance(text, str):
-            return Answer(status=FREE_TEXT, text=text)
+            return _free_text(text)
         if present and response is None:
             return Answer(status=MALFORMED)  # a failed request: no prose, a failure
         raise BadLine("text", "a free-form prediction needs `text` or a raw `response`")
@@ -333,6 +357,13 @@ def answer_of(
 
 
 @lru_cache(maxsize=256)
+def _free_text(text: str) -> Answer:
+    """A free-form answer, one object for recent texts (every line of an every-keyword or refusal text shares it:
+    its kept record's text is then written once, ``Joined._kept_text``)."""
+    return Answer(status=FREE_TEXT, text=text)
+
+
+@lru_cache(maxsize=256)
 def _parsed_response(response: str, strict: bool) -> Answer:
     """``parse_response``, remembered for recent texts: lines repeat answers (a row's one answer under each of
     its conditions, a refusal, an every-keyword text) and an Answer is immutable (its ``record`` is only read)."""
@@ -348,11 +379,15 @@ class Context:
     strict: bool
     allow_gate_mismatch: bool
     default: AnswerFormat  # reads every line that names no format of its own
+    compared: dict[Any, list[str]] = field(default_factory=dict)  # gate values compared -> their mismatches
 
 
-@dataclass(frozen=True)
+COMPARED = 4096  # gate value combinations remembered (a file's lines carry a few)
+
+
+@dataclass(slots=True)  # not frozen: made for every line, and a frozen dataclass costs three times as much to make
 class Key:
-    """Who a line is about: one prediction per (model, example, condition)."""
+    """Who a line is about: one prediction per (model, example, condition); never changed once made."""
 
     model: str
     example_id: str
@@ -362,9 +397,10 @@ class Key:
         return (self.model, self.example_id, self.condition)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen, as Key
 class ReadLine:
-    """One good line, read: its row, how it was read and the answer (None for an excluded row's line)."""
+    """One good line, read: its row, how it was read and the answer (None for an excluded row's line); never
+    changed once made."""
 
     where: str
     line: Mapping[str, Any]
@@ -376,6 +412,13 @@ class ReadLine:
     template: str  # the sha256 of the prompt template the line was asked with
     mismatches: list[str]  # gate mismatches the override allowed
     answer: Answer | None
+
+
+RUNS_BUDGET = 1 << 23  # characters of recent answers' record text remembered (8 M: a few tens of MB at most)
+
+
+def _runs_length(runs: tuple[str, str]) -> int:
+    return len(runs[0]) + len(runs[1])
 
 
 SAMPLE = 25  # malformed lines kept per model for the syntax hint (scoring/syntax_hint.py): a bounded cost
@@ -398,17 +441,20 @@ class Joined:
     seen: SeenKeys = field(default_factory=SeenKeys)  # (model, example id, condition) of every line
     unknown_keys: UnknownKeys = field(default_factory=UnknownKeys)
     malformed: dict[str, list[ReadLine]] = field(default_factory=dict)  # model -> its first SAMPLE malformed lines
-    # The last answer kept without its record, and that answer: lines repeating an answer share one object.
-    _last: tuple[Answer, Answer] | None = field(default=None, repr=False, compare=False)
-    # The last answer's (format, response) and the text of its record's fields around the line's own three.
-    _last_text: tuple[Answer, str, Any, str, str] | None = field(default=None, repr=False, compare=False)
+    # Recent answers without their record: lines repeating an answer share one object.
+    _bare: RecentByIdentity[Answer] = field(default_factory=RecentByIdentity, repr=False, compare=False)
+    # Recent answers' (format, response) -> the text of their record's fields around the line's own three keys
+    # (at most RUNS_BUDGET characters of it: long responses are not held by the thousand).
+    _runs: RecentByIdentity[tuple[str, str]] = field(
+        default_factory=lambda: RecentByIdentity(weight=_runs_length, budget=RUNS_BUDGET), repr=False, compare=False
+    )
 
     def count(self, where: str, line: Any) -> dict[str, Any]:
         """Every line is counted (and its gate fields and keys seen) before anything can drop it; its gate fields
         are returned (read once)."""
         self.lines += 1
         carried: dict[str, Any] = {}
-        if isinstance(line, Mapping):
+        if type(line) is dict or isinstance(line, Mapping):
             carried = line_gate_fields(line)
             self.gated_lines += bool(carried)
             self.unknown_keys.note(where, line)
@@ -416,9 +462,8 @@ class Joined:
 
     def claim(self, key: Key) -> Key:
         """The line's key, unless an earlier line had it (then the line is a duplicate)."""
-        if key.as_tuple() in self.seen:
+        if not self.seen.add_new(key.as_tuple()):
             raise BadLine("duplicate", f"a second prediction for {key.as_tuple()}")
-        self.seen.add(key.as_tuple())
         return key
 
     def add(self, read: ReadLine) -> None:
@@ -433,7 +478,8 @@ class Joined:
         if read.profile is not None:
             self.profiles.setdefault(model, read.profile.spec)
         self.templates.setdefault(condition, read.template)
-        self.mismatches += [f"{read.where}: {wrong}" for wrong in read.mismatches]
+        if read.mismatches:
+            self.mismatches += [f"{read.where}: {wrong}" for wrong in read.mismatches]
         if read.answer is None:
             self.excluded.append(
                 {"model": model, "config": read.config, "condition": condition, "example_id": read.key.example_id}
@@ -443,9 +489,8 @@ class Joined:
         answer = read.answer
         if answer.record is not None and base_condition(condition) != GUI:
             # read again only by the GUI rules; the report has it already
-            if self._last is None or self._last[0] is not answer:
-                self._last = (answer, replace(answer, record=None))
-            answer = self._last[1]
+            full = answer
+            answer = self._bare.get(full, None, lambda: replace(full, record=None))
         self.items.append(Scored(model, read.config, condition, read.row, answer))
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
@@ -455,22 +500,25 @@ class Joined:
     def _kept_text(self, read: ReadLine) -> str:
         """The report's record of the line as its JSON text (``KeptRecords``): ``_kept`` written with its keys
         sorted, in three runs: the answer's fields before the line's own three keys (condition, example_id,
-        model), those three, and the answer's after them. A line repeating the last line's answer (the same
-        answer object, format and response) reuses the answer's two runs."""
+        model), those three, and the answer's after them. A line repeating a recent line's answer (the same
+        answer object, format and response) reuses the answer's two runs: they are made of nothing else."""
         answer, spec, response = read.answer, read.fmt.spec, read.line.get("response")
         assert answer is not None
-        last = self._last_text
-        if last is None or last[0] is not answer or last[1] != spec or last[2] != response:
-            fields = _kept(read, answer)
-            before = {k: fields[k] for k in ("action", "action_raw", "answer_format", "box")}
-            after = {k: fields[k] for k in ("numbers_from_strings", "parse", "part", "point", "record", "response")}
-            last = self._last_text = (answer, spec, response, _inner(before), _inner(after))
+        before, after = self._runs.get(answer, (spec, response), lambda: _answer_runs(read, answer))
         key = read.key
         own = (
             f' "condition": {encode_basestring(key.condition)},\n "example_id": {encode_basestring(key.example_id)},'
             f'\n "model": {encode_basestring(key.model)}'
         )
-        return "{\n" + last[3] + ",\n" + own + ",\n" + last[4] + "\n}"
+        return "{\n" + before + ",\n" + own + ",\n" + after + "\n}"
+
+
+def _answer_runs(read: ReadLine, answer: Answer) -> tuple[str, str]:
+    """The text of the kept record's fields before and after the line's own three keys (sorted order)."""
+    fields = _kept(read, answer)
+    before = {k: fields[k] for k in ("action", "action_raw", "answer_format", "box")}
+    after = {k: fields[k] for k in ("numbers_from_strings", "parse", "part", "point", "record", "response")}
+    return _inner(before), _inner(after)
 
 
 def _inner(fields: dict[str, Any]) -> str:
@@ -500,16 +548,17 @@ def _kept(read: ReadLine, answer: Answer) -> dict[str, Any]:
 
 def _identify(line: Any, rows: Rows) -> Key:
     """(model, example_id, condition) of a line, or the first reason it names none of the dataset's."""
-    if isinstance(line, Unreadable):
-        raise BadLine("json", line.reason)
-    if not isinstance(line, Mapping):
-        raise BadLine("json", "expected one JSON object")
+    if type(line) is not dict:  # a parsed line is a dict: the two general checks only for anything else
+        if isinstance(line, Unreadable):
+            raise BadLine("json", line.reason)
+        if not isinstance(line, Mapping):
+            raise BadLine("json", "expected one JSON object")
     example_id, condition, model = line.get("example_id"), line.get("condition"), line.get("model")
     if not isinstance(model, str) or not model.strip():
         raise BadLine("model", "expected the model's name (a non-empty string) on every line")
     if not isinstance(example_id, str) or example_id not in rows:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
-    if not isinstance(condition, str) or not is_known(condition):
+    if not isinstance(condition, str) or not _is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
     # One string object per model, row and condition, however many lines name them (memory, not meaning).
     return Key(
@@ -518,6 +567,7 @@ def _identify(line: Any, rows: Rows) -> Key:
 
 
 _SHARED: dict[str, str] = {}  # the model and condition names lines use: a few strings
+_is_known = lru_cache(maxsize=1024)(is_known)  # asked for every line, of a few condition names
 
 
 def join(
@@ -577,7 +627,18 @@ def _gate_mismatches(
     """What the line's gate fields (``carried``) say that differs from the data (allowed only by the override)."""
     if not carried:
         return []
-    wrong = mismatches(carried, context.gate, config, template, str(row["image_sha256"]))
+    image = str(row["image_sha256"])
+    # Lines carry the same few gate values: each combination of strings compared once (other values, whose
+    # equality is not their text's, 1 and True or 0.0 and -0.0, are compared on their own).
+    key: Any = None
+    wrong = None
+    if all(type(value) is str for value in carried.values()):
+        key = (tuple(carried.items()), config, template, image if "image_sha256" in carried else None)
+        wrong = context.compared.get(key)
+    if wrong is None:
+        wrong = mismatches(carried, context.gate, config, template, image)
+        if key is not None and len(context.compared) < COMPARED:
+            context.compared[key] = wrong
     if wrong and not context.allow_gate_mismatch:
         raise BadLine("gate", "prediction does not match the data scored: " + "; ".join(wrong))
     return wrong
@@ -585,6 +646,8 @@ def _gate_mismatches(
 
 def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[AnswerFormat, Any]:
     """(the format that reads the line, its profile or None): its own ``answer_format``, else its profile's."""
+    if line.get("profile") is None and line.get("answer_format") is None:
+        return default, None  # most lines name neither
     from groundbench.scoring.profiles import parse_profile
 
     profile = None
@@ -610,8 +673,9 @@ def expand(
         by_config.setdefault(config, []).append(row)
     full = list(items)
     missing: list[dict[str, str]] = []
+    in_order = {config: sorted(found, key=lambda r: r["example_id"]) for config, found in by_config.items()}
     for model, config, condition in groups:
-        for row in sorted(by_config.get(config, []), key=lambda r: r["example_id"]):
+        for row in in_order.get(config, []):
             if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted:
                 full.append(Scored(model, config, condition, row, Answer(status=MISSING)))
                 missing.append(

@@ -63,12 +63,10 @@ class TargetRegions:
         """``in_target_region(row, point)`` for each row and its point (None: no point)."""
         if len(points) != len(self.rows):
             raise ValueError("one point per row")
-        if not self.exact or not _plain_points(points):
+        plain = _plain_coordinates(points) if self.exact else None
+        if plain is None:
             return [in_target_region(r, p) for r, p in zip(self.rows, points, strict=True)]
-        given = np.array([p is not None for p in points], dtype=bool)
-        xy = np.array([(p[0], p[1]) if p is not None else (0.0, 0.0) for p in points], dtype=np.float64)
-        xy = xy.reshape(-1, 2)
-        x, y = xy[:, 0], xy[:, 1]
+        given, x, y = plain
         out = np.zeros(len(points), dtype=bool)
         box = given & (self.kind == BOX)
         out[box] = (
@@ -121,3 +119,23 @@ def _plain_points(points: Sequence[Any]) -> bool:
         ):
             return False
     return True
+
+
+def _plain_coordinates(points: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(given, x, y) of the points, (0, 0) where a point is None; None unless every point is None or starts with
+    two finite plain numbers. Points that numpy reads at once as pairs of numbers (answers, constants) are
+    converted at once; any other (longer, lists of mixed kinds) are checked one by one (:func:`_plain_points`)."""
+    pairs = [p for p in points if p is not None]
+    try:
+        xy = np.array(pairs) if pairs else np.zeros((0, 2))
+    except (ValueError, TypeError):  # ragged
+        xy = np.zeros(0, dtype=object)
+    if not (xy.ndim == 2 and xy.shape[1] == 2 and xy.dtype.kind in "fi" and np.isfinite(xy).all()):
+        if not _plain_points(points):
+            return None
+        xy = np.array([(p[0], p[1]) for p in pairs], dtype=np.float64)
+    xy = xy.astype(np.float64, copy=False).reshape(-1, 2)
+    given = np.fromiter((p is not None for p in points), dtype=bool, count=len(points))
+    x, y = np.zeros(len(points)), np.zeros(len(points))
+    x[given], y[given] = xy[:, 0], xy[:, 1]
+    return given, x, y

@@ -24,6 +24,10 @@ class SeenKeys(Set[Key]):
         self._count = 0
 
     def add(self, key: Key) -> None:
+        self.add_new(key)
+
+    def add_new(self, key: Key) -> bool:
+        """Add ``key``; False when it was there already (one lookup where ``in`` then ``add`` would take two)."""
         model, example_id, condition = key
         index = self._index.get(example_id)
         if index is None:  # an id beyond the numbered ones: numbered now
@@ -35,9 +39,11 @@ class SeenKeys(Set[Key]):
         if index >> 3 >= len(bits):
             bits.extend(bytes((index >> 3) - len(bits) + 1))
         mask = 1 << (index & 7)
-        if not bits[index >> 3] & mask:
-            bits[index >> 3] |= mask
-            self._count += 1
+        if bits[index >> 3] & mask:
+            return False
+        bits[index >> 3] |= mask
+        self._count += 1
+        return True
 
     def __contains__(self, key: Any) -> bool:
         if not isinstance(key, tuple) or len(key) != 3:

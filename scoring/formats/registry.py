@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
@@ -473,7 +474,7 @@ class AnswerFormat:
         """Every parameter, the defaults included."""
         return {p.name: self.given.get(p.name, p.default) for p in self.family.params}
 
-    @property
+    @cached_property  # read for every prediction line; ``given`` is never changed after parsing
     def spec(self) -> str:
         """The canonical spelling: the name, then the parameters the spec set, sorted."""
         given = ",".join(f"{k}={self.given[k]}" for k in sorted(self.given))

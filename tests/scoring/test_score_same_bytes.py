@@ -502,3 +502,322 @@ def test_the_box_sweep_finds_the_plain_sweeps_point(spread: str) -> None:
             )
         assert localization._best_in_boxes(rows) == plain_best_in_boxes(rows), (spread, trial)
     assert localization._best_in_boxes([]) is None
+
+
+# --- branch scorefast: the fast paths added there, against the plain code ------------------------------
+
+
+def test_recent_values_are_keyed_by_identity_and_extra_and_bounded() -> None:
+    from groundbench.scoring.recent import RecentByIdentity
+
+    recent: RecentByIdentity[str] = RecentByIdentity(size=3)
+    calls: list[str] = []
+
+    def compute(text: str) -> Any:
+        return lambda: calls.append(text) or text
+
+    a, b = [1.0], [1]  # equal, yet written differently: never one entry
+    assert a == b
+    assert recent.get(a, "x", compute("a")) == "a" and recent.get(b, "x", compute("b")) == "b"
+    assert recent.get(a, "x", compute("again")) == "a" and recent.get(a, "y", compute("a-y")) == "a-y"
+    assert calls == ["a", "b", "a-y"] and len(recent) == 3
+    c = [2]
+    recent.get(c, None, compute("c"))  # the oldest (a, "x") is dropped first
+    assert len(recent) == 3 and recent.get(a, "x", compute("a2")) == "a2" and calls[-1] == "a2"
+
+
+def test_recent_values_weighed_stay_within_their_budget() -> None:
+    from groundbench.scoring.recent import RecentByIdentity
+
+    recent: RecentByIdentity[str] = RecentByIdentity(size=100, weight=len, budget=10)
+    keys = [[i] for i in range(6)]
+    for i, key in enumerate(keys):
+        assert recent.get(key, None, lambda i=i: "x" * (i + 3)) == "x" * (i + 3)
+        assert recent.total == sum(len(v[1]) for v in recent._values.values()) <= max(10, i + 3)
+    assert recent.get(keys[5], None, lambda: "other") == "x" * 8  # the newest is kept
+    heavy = [9]
+    assert recent.get(heavy, None, lambda: "y" * 50) == "y" * 50 and len(recent) == 1 and recent.total == 50
+
+
+def plain_kept(line: Mapping[str, Any], answer: Any, spec: str) -> dict[str, Any]:
+    """The report's record of a line as ``_kept`` made it, before its text was remembered per answer."""
+    from groundbench.scoring.parse import FREE_TEXT
+
+    record = answer.record if answer.status != FREE_TEXT else None
+    return {
+        "model": line["model"],
+        "example_id": line["example_id"],
+        "condition": line["condition"],
+        "response": line.get("response"),
+        "parse": answer.status,
+        "part": answer.part,
+        "action": answer.action,
+        "action_raw": answer.action_raw,
+        "point": None if answer.point is None else list(answer.point),
+        "box": None if answer.box is None else list(answer.box),
+        "numbers_from_strings": answer.from_strings,
+        "record": None if record is None else plain_finite_json(dict(record)),
+        "answer_format": spec,
+    }
+
+
+def test_kept_records_of_answers_repeated_far_apart_are_each_lines_own(tmp_path: Path) -> None:
+    """Lines sharing answers (the same response under other rows, models and conditions, free-form texts
+    repeated, parsed fields, a NaN), shuffled so repeats are not neighbours, with the runs remembered for one
+    answer only or for many: each kept record is the plain dump of the line's own record."""
+    from groundbench.scoring import predictions
+    from groundbench.scoring.formats import DEFAULT, parse_format
+    from groundbench.scoring.parse import FREE_TEXT, Answer
+
+    folder = _write_folder(tmp_path)
+    rows = read_rows(folder)
+    responses = [p["response"] for p in PREDICTIONS if "response" in p] + ['{"point": [NaN, 2], "action": "pull"}']
+    rng = random.Random(5)
+    lines = [{**p, "model": m} for m in ("m1", "m2", "m3") for p in PREDICTIONS]
+    for m in ("m4", "m5"):  # every row answered with another row's (and condition's) response
+        lines += [{**p, "model": m, "response": rng.choice(responses)} for p in PREDICTIONS if "response" in p]
+    rng.shuffle(lines)
+    fmt = parse_format(DEFAULT)
+    expected = []
+    for line in lines:
+        config, row = rows[line["example_id"]]
+        answer = predictions.answer_of(line, line["condition"], row, False, fmt)
+        expected.append(plain_dumps(plain_finite_json(plain_kept(line, answer, fmt.spec))))
+    for size, budget in ((1, None), (2, None), (1024, None), (1024, 300), (1024, 1)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(predictions.RecentByIdentity, "__init__", _sized_recent(size, budget))
+            joined = join(iter([(f"line {i}", line) for i, line in enumerate(lines)]), rows, folder_gate(folder))
+        assert list(joined.kept.texts()) == expected
+        for item, line in zip(joined.items, lines, strict=True):
+            config, row = rows[line["example_id"]]
+            plain = predictions.answer_of(line, line["condition"], row, False, fmt)
+            assert item.answer == plain and item.row is row
+            assert item.answer.record is None or predictions.base_condition(item.condition) == "gui"
+    free = [s.answer for s in joined.items if s.answer.status == FREE_TEXT]
+    assert free and all(a == Answer(status=FREE_TEXT, text=a.text) for a in free)
+    by_text = {a.text: a for a in free}
+    assert all(a is by_text[a.text] for a in free)  # one object per recent text
+
+
+def _sized_recent(size: int, budget: int | None = None) -> Any:
+    """RecentByIdentity's __init__ with ``size`` (and ``budget``, where the caller weighs its values) forced."""
+    from groundbench.scoring.recent import RecentByIdentity
+
+    original = RecentByIdentity.__init__
+    forced_size, forced_budget = size, budget
+
+    def init(self: Any, size: int = 1024, weight: Any = None, budget: int = 0) -> None:
+        original(self, forced_size, weight, budget if forced_budget is None or weight is None else forced_budget)
+
+    return init
+
+
+def test_seen_keys_add_new_says_whether_the_key_was_new() -> None:
+    from groundbench.scoring.seen import SeenKeys
+
+    rng = random.Random(6)
+    ids = [f"r{i}" for i in range(23)]
+    seen, plain = SeenKeys(ids[:10]), set()
+    for _ in range(200):
+        key = (rng.choice(["m", "n"]), rng.choice(ids), rng.choice(["a", "b", "c"]))
+        assert seen.add_new(key) == (key not in plain)
+        plain.add(key)
+        assert len(seen) == len(plain) and key in seen
+    assert set(seen) == plain
+
+
+def plain_loo_blind_estimate(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> tuple[int, int]:
+    """The held-out lookup as it was: each row's guess from its own Counter subtraction."""
+    from collections import Counter, defaultdict
+
+    from groundbench.scoring import baselines
+
+    levels = baselines.backoff_levels(keys)
+    by_key: list[dict[Any, Counter[str]]] = [defaultdict(Counter) for _ in levels]
+    by_object: dict[str, list[tuple[list[Any], str]]] = defaultdict(list)
+    for row in rows:
+        own_keys, action = [baselines.text_key(row, level) for level in levels], row["target_action"]
+        for table, key in zip(by_key, own_keys, strict=True):
+            table[key][action] += 1
+        by_object[str(row["object_id"])].append((own_keys, action))
+    overall: Counter[str] = Counter(row["target_action"] for row in rows)
+    correct = 0
+    for members in by_object.values():
+        own = Counter(action for _, action in members)
+        own_by_key: list[dict[Any, Counter[str]]] = [defaultdict(Counter) for _ in levels]
+        for row_keys, action in members:
+            for table, key in zip(own_by_key, row_keys, strict=True):
+                table[key][action] += 1
+        fallback = baselines._majority_of(overall - own)
+        for row_keys, action in members:
+            guess = fallback
+            for level, key in enumerate(row_keys):
+                others = by_key[level][key] - own_by_key[level][key]
+                if others:
+                    guess = baselines._majority_of(others)
+                    break
+            correct += guess == action
+    return correct, len(rows)
+
+
+@pytest.mark.parametrize("keys", [(), ("object_category",), ("target_part_id", "target_category")])
+def test_the_held_out_lookup_guessing_once_per_object_and_key_is_the_plain_one(keys: tuple[str, ...]) -> None:
+    """Objects with few and many rows, keys shared within and across objects, tied majorities."""
+    from groundbench.scoring.baselines import loo_blind_estimate
+
+    for seed in range(6):
+        rng = random.Random(seed)
+        rows = []
+        for _ in range(rng.choice([5, 40, 120])):
+            category = rng.choice(["door", "knob", "lid"])
+            rows.append(
+                {
+                    "object_id": f"o{rng.randint(0, 6)}",
+                    "object_category": rng.choice(["cup", "box"]),
+                    "target_part_id": f"{category}{rng.randint(0, 2)}",
+                    "target_action": rng.choice(["pull", "push", "rotate"]),
+                    "parts": [{"part_id": f"{category}{j}", "category": category} for j in range(3)],
+                }
+            )
+        assert loo_blind_estimate(rows, keys) == plain_loo_blind_estimate(rows, keys)
+
+
+def test_the_best_region_offset_is_the_best_constant_in_regions() -> None:
+    """The offset found without counting is the one the counted search returns (masks, boxes, both)."""
+    rng = random.Random(7)
+    for n in (1, 9, 60):
+        rows = [_region_row(rng, i) for i in range(n)]
+        assert localization.best_region_offset(rows) == localization.best_constant_in_region(rows)[1]
+    boxes = [r for r in (_region_row(rng, i) for i in range(80)) if r["parts"] and "mask_rle" not in r["parts"][0]]
+    assert localization.best_region_offset(boxes) == localization.best_constant_in_region(boxes)[1]
+
+
+def test_target_regions_read_points_of_every_shape_as_row_by_row() -> None:
+    """Pairs of floats, of ints, mixed, longer lists and booleans (the one-by-one check), None: the same answers."""
+    from groundbench.scoring.regions import TargetRegions
+
+    rng = random.Random(11)
+    rows = [_region_row(rng, i) for i in range(60)]
+    regions = TargetRegions(rows)
+    shapes = [
+        lambda x, y: (float(x), float(y)),
+        lambda x, y: (int(x), int(y)),
+        lambda x, y: [x, y, 7.0],
+        lambda x, y: (True, y),
+        lambda x, y: None,
+    ]
+    for shape in shapes:
+        for mixed in (False, True):
+            points = [(rng.choice(shapes) if mixed else shape)(rng.uniform(-1, 40), rng.uniform(-1, 40)) for _ in rows]
+            expected = [localization.in_target_region(r, p) for r, p in zip(rows, points, strict=True)]
+            assert regions.contains(points) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        '{"a": [1, 2.5, "x"], "b": {"c": null}}',
+        '{"a": 1} ',
+        ' {"a": 1}',
+        '{"a": 1}{"b": 2}',
+        '{"a": 1} x',
+        '{"a": }',
+        '{"a": NaN, "b": -Infinity}',
+        '{"a": "\\ud800"}',
+        "\ufeff{}",
+        "[1, 2]",
+        '"text"',
+        "{",
+        "}",
+        "",
+        "  ",
+        '{"a": 1, "a": 2}',
+    ],
+)
+def test_a_line_is_loaded_as_json_loads_loads_it(text: str) -> None:
+    from groundbench.scoring.predictions import _loads
+
+    try:
+        expected: Any = json.loads(text)
+    except ValueError as exc:
+        with pytest.raises(type(exc)) as raised:
+            _loads(text)
+        assert str(raised.value) == str(exc)
+    else:
+        got = _loads(text)
+        assert json.dumps(got) == json.dumps(expected) and type(got) is type(expected)
+
+
+def test_gate_values_compared_once_say_what_each_line_says(tmp_path: Path) -> None:
+    """Lines carrying gate values right, wrong, as strings and not (1 and True, 0.0 and -0.0, a list), each
+    mismatch said as the plain comparison says it, whichever line came first."""
+    from groundbench.scoring.formats import DEFAULT, parse_format
+    from groundbench.scoring.gate import line_gate_fields, mismatches
+    from groundbench.scoring.predictions import Context, _gate_mismatches
+
+    folder = _write_folder(tmp_path)
+    rows, gate = read_rows(folder), folder_gate(folder)
+    version = gate.dataset_version
+    values = [version, "9.9", 1, True, 0.0, -0.0, [version], None]
+    rng = random.Random(3)
+    context = Context(rows, gate, False, True, parse_format(DEFAULT))
+    for _ in range(200):
+        line = {"dataset_version": rng.choice(values), "template_sha256": rng.choice(["t", "u"])}
+        if rng.random() < 0.3:
+            line["image_sha256"] = rng.choice(["x", 1])
+        config, row = rows[rng.choice(sorted(rows))]
+        carried = line_gate_fields(line)
+        expected = mismatches(carried, gate, config, "t", str(row["image_sha256"])) if carried else []
+        assert _gate_mismatches(carried, context, config, "t", row) == expected
+    assert context.compared  # some were remembered
+
+
+def test_distances_to_targets_read_once_are_target_distances() -> None:
+    from groundbench.scoring.parse import STRICT, Answer
+
+    rng = random.Random(12)
+    for i in range(300):
+        w, h = rng.randint(1, 4000), rng.randint(1, 4000)
+        point = None if rng.random() < 0.1 else [rng.uniform(0, w), rng.randint(0, h)]
+        row = {
+            "width": w,
+            "height": h,
+            "target_part_id": "t",
+            "parts": [{"part_id": rng.choice(["t", "u"]), "point_xy": point}],
+        }
+        location = None if rng.random() < 0.1 else (rng.uniform(-10, w + 10), float(rng.randint(0, h)))
+        answer = Answer(status=STRICT, point=location)
+        plain = metrics.target_distance(answer, row)
+        assert metrics._distance_to(answer.location, metrics._target_of(row)) == plain, i
+
+
+def test_score_collects_rarely_while_scoring_and_as_before_after(tmp_path: Path) -> None:
+    """The collector's thresholds are raised while a score runs (also when it fails) and restored after."""
+    import gc
+
+    from groundbench.core.collector import THRESHOLDS, rare_collections
+    from groundbench.scoring import api
+
+    folder = _write_folder(tmp_path)
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"model": "m", **p}) + "\n" for p in PREDICTIONS))
+    before = gc.get_threshold()
+    seen: list[tuple[int, ...]] = []
+    original = api.join
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold())
+        return original(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "join", noting)
+        score_file(predictions, folder=folder, resamples=5)
+        assert seen == [THRESHOLDS] and gc.get_threshold() == before
+        predictions.write_text("not json\n")
+        with pytest.raises(GroundBenchError):
+            score_file(predictions, folder=folder, resamples=5)
+        assert gc.get_threshold() == before
+    with rare_collections():
+        assert gc.get_threshold() == THRESHOLDS
+    assert gc.get_threshold() == before
