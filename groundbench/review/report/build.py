@@ -17,10 +17,8 @@ rows take ~7 CPU s; two spawned workers saved little of it and cost their start-
 
 from __future__ import annotations
 
-import gc
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -28,6 +26,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from groundbench.core.atomic import atomic_dir
+from groundbench.core.collector import paused
 from groundbench.core.figures import Plot
 from groundbench.core.params import ReportParams
 from groundbench.core.shards import iter_batches
@@ -46,19 +45,6 @@ class ConfigSource:
     source: str
     shards: Path  # the config's shard folder (rows sorted by example_id)
     images: Mapping[str, str]  # image sha256 -> the image's path inside the image store
-
-
-@contextmanager
-def no_cycle_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused: rows, summaries and index lines hold no cycles, and collecting
-    among the millions of objects kept for the index and the plots was half the stage's CPU at 58,558 rows."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -132,7 +118,7 @@ def build_report(
         for name in ASSETS:
             _write(tmp / "assets" / name, resources.files("groundbench.review.report").joinpath(name).read_bytes())
         collected: list[ConfigRows] = []
-        with no_cycle_collection():
+        with paused():  # rows, summaries and index lines hold no cycles (groundbench/core/collector.py)
             for config in configs:
                 url = images_url(out, images, config.name)
                 summaries = _write_config(tmp, config, settings, url, progress)
