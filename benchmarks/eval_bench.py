@@ -456,8 +456,13 @@ def measure_eval(
     server = Server(work)
     report: dict[str, Any] = {"config": config, "condition": condition, "valid_rows": valid, "runs": {}}
     try:
+        measured: set[int] = set()
         for wanted in rows:
             n = min(wanted, valid)
+            if n in measured:  # a second run in the same folders would find its rows answered and ask nothing
+                print(f"  eval {config} / {condition}: {n} rows measured already (--rows {wanted})", flush=True)
+                continue
+            measured.add(n)
             run: dict[str, Any] = {}
             print(f"  eval {config} / {condition}, {n} rows ...", flush=True)
             server.stats(reset=True)
