@@ -226,21 +226,17 @@ def is_exact_target(parts: Sequence[Part], row: Row) -> bool:
 
 
 def target_distance(answer: Answer, row: Row) -> float | None:
-    location = answer.location
-    target = target_point(row["parts"], row["target_part_id"])
-    if location is None or target is None:
-        return None
-    return math.hypot(location[0] - target[0], location[1] - target[1]) / math.hypot(row["width"], row["height"])
+    """The answer's distance to the row's target point, over the image diagonal; None without either."""
+    return _distance_to(answer.location, _target_of(row))
 
 
 def _target_of(row: Row) -> tuple[float, float, float] | None:
-    """(x, y, image diagonal) of the row's target point, as :func:`target_distance` reads them; None without one."""
+    """(x, y, image diagonal) of the row's target point; None without one (read once per row list for groups)."""
     target = target_point(row["parts"], row["target_part_id"])
     return None if target is None else (target[0], target[1], math.hypot(row["width"], row["height"]))
 
 
 def _distance_to(location: tuple[float, float] | None, target: tuple[float, float, float] | None) -> float | None:
-    """:func:`target_distance` of an answer's location and its row's :func:`_target_of`: the same number."""
     if location is None or target is None:
         return None
     return math.hypot(location[0] - target[0], location[1] - target[1]) / target[2]

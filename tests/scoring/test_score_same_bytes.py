@@ -22,7 +22,7 @@ import pytest
 from groundbench.core.jsonindent import dumps_indented, write_indented
 from groundbench.errors import GroundBenchError
 from groundbench.schemas import mask_rle
-from groundbench.scoring import localization, metrics
+from groundbench.scoring import baselines, localization, metrics
 from groundbench.scoring.api import score_file
 from groundbench.scoring.gate import folder_gate
 from groundbench.scoring.kept import KeptRecords
@@ -630,8 +630,6 @@ def plain_loo_blind_estimate(rows: list[dict[str, Any]], keys: tuple[str, ...]) 
     """The held-out lookup as it was: each row's guess from its own Counter subtraction."""
     from collections import Counter, defaultdict
 
-    from groundbench.scoring import baselines
-
     levels = baselines.backoff_levels(keys)
     by_key: list[dict[Any, Counter[str]]] = [defaultdict(Counter) for _ in levels]
     by_object: dict[str, list[tuple[list[Any], str]]] = defaultdict(list)
@@ -773,6 +771,14 @@ def test_gate_values_compared_once_say_what_each_line_says(tmp_path: Path) -> No
     assert context.compared  # some were remembered
 
 
+def plain_target_distance(location: Any, row: dict[str, Any]) -> float | None:
+    """The distance as it was computed row by row before the targets were read once per row list."""
+    target = baselines.target_point(row["parts"], row["target_part_id"])
+    if location is None or target is None:
+        return None
+    return math.hypot(location[0] - target[0], location[1] - target[1]) / math.hypot(row["width"], row["height"])
+
+
 def test_distances_to_targets_read_once_are_target_distances() -> None:
     from groundbench.scoring.parse import STRICT, Answer
 
@@ -788,8 +794,9 @@ def test_distances_to_targets_read_once_are_target_distances() -> None:
         }
         location = None if rng.random() < 0.1 else (rng.uniform(-10, w + 10), float(rng.randint(0, h)))
         answer = Answer(status=STRICT, point=location)
-        plain = metrics.target_distance(answer, row)
+        plain = plain_target_distance(answer.location, row)
         assert metrics._distance_to(answer.location, metrics._target_of(row)) == plain, i
+        assert metrics.target_distance(answer, row) == plain, i
 
 
 def test_score_collects_rarely_while_scoring_and_as_before_after(tmp_path: Path) -> None:
