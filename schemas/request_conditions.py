@@ -14,6 +14,7 @@ and any non-GUI condition can be suffixed ``/text_only``: the same prompt with t
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from groundbench.errors import GroundBenchError, unknown_name
@@ -53,6 +54,7 @@ def is_text_only(condition: str) -> bool:
     return condition.endswith(TEXT_ONLY_SUFFIX)
 
 
+@lru_cache(maxsize=1024)  # asked for every prediction line score reads, of a few condition names
 def is_known(condition: str) -> bool:
     base = base_condition(condition)
     return base in BASE_CONDITIONS and not (is_text_only(condition) and base == GUI)

@@ -558,7 +558,7 @@ def _identify(line: Any, rows: Rows) -> Key:
         raise BadLine("model", "expected the model's name (a non-empty string) on every line")
     if not isinstance(example_id, str) or example_id not in rows:
         raise BadLine("example_id", f"expected an example id of the dataset, got {example_id!r}")
-    if not isinstance(condition, str) or not _is_known(condition):
+    if not isinstance(condition, str) or not is_known(condition):
         raise BadLine("condition", unknown_condition("", str(condition)).reason)
     # One string object per model, row and condition, however many lines name them (memory, not meaning).
     return Key(
@@ -567,7 +567,6 @@ def _identify(line: Any, rows: Rows) -> Key:
 
 
 _SHARED: dict[str, str] = {}  # the model and condition names lines use: a few strings
-_is_known = lru_cache(maxsize=1024)(is_known)  # asked for every line, of a few condition names
 
 
 def join(
