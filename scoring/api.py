@@ -7,23 +7,34 @@ report.to_dict()                                         # what `groundbench sco
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from groundbench.cards.notice import synthetic_notice
 from groundbench.core.collector import rare_collections
 from groundbench.errors import GroundBenchError
+from groundbench.schemas.request_conditions import GUI, base_condition
 from groundbench.scoring.formats import DEFAULT, parse_format
-from groundbench.scoring.formats.warning import frame_warning
+from groundbench.scoring.formats.warning import FrameCheck
 from groundbench.scoring.gate import Gate, folder_gate
-from groundbench.scoring.layouts import LAYOUTS, Key, LayoutTable, layout_tables, their_verdict
-from groundbench.scoring.metrics import Scored, keyword_table
-from groundbench.scoring.metrics import score as metric_rows
+from groundbench.scoring.layouts import LAYOUTS, Key, LayoutTable, LayoutTables, their_verdict
+from groundbench.scoring.metrics import GroupScores, Scored, keyword_table
 from groundbench.scoring.parse import finite_json
-from groundbench.scoring.predictions import Joined, expand, join, read_prediction_lines, read_rows
+from groundbench.scoring.predictions import (
+    Joined,
+    absent_rows,
+    expanded_groups,
+    join,
+    missing_records,
+    read_prediction_lines,
+    read_rows,
+)
 from groundbench.scoring.report import COLUMNS
+from groundbench.scoring.scored_items import GroupKey
 from groundbench.scoring.syntax_hint import syntax_hint
 
 NOT_GATED = (
@@ -194,12 +205,13 @@ def score_joined(
     source: str = "predictions",
 ) -> ScoreReport:
     subset = options.subset
-    items, missing = (joined.items, []) if subset else expand(joined.items, dict(rows), joined.seen)
-    metrics = metric_rows(items, seed=options.seed, resamples=options.resamples, subset=subset)
+    keys = joined.items.group_keys()
+    absent = {} if subset else absent_rows(keys, rows, joined.seen)
     specs = {model: fmt.spec for model, fmt in joined.formats.items()}
+    metrics, warning, tables = _score_groups(expanded_groups(joined.items, absent), specs, theirs or {}, options)
     for m in metrics:
         m["answer_format"] = specs.get(str(m["model"]))
-    scored_configs = sorted({s.config for s in items})
+    scored_configs = sorted({config for _, config, _ in keys})
     gate_record, banners = _gate_record(gate, joined, scored_configs, options.allow_gate_mismatch)
     if subset:
         banners.append("SUBSET: only the predicted rows are scored; rows without a prediction are not counted")
@@ -218,17 +230,20 @@ def score_joined(
     notice = synthetic_notice(synthetic)
     if notice:
         banners.insert(0, notice)
-    warning = frame_warning(items, specs)
-    hint = syntax_hint(joined.items, joined.malformed, joined.formats)
+    per_model: Counter[str] = Counter()
+    for (model, _, _), n in joined.items.counts.items():
+        per_model[model] += n
+    hint = syntax_hint(per_model, joined.items.malformed, joined.malformed, joined.formats)
     ignored = joined.unknown_keys.summary(joined.lines)
     banners += [f"IGNORED: the prediction lines carry {ignored}"] if ignored else []
     banners += [hint] if hint else []
     formats = {model: fmt.describe() for model, fmt in sorted(joined.formats.items())}
-    tables = {name: _layout(name, items, theirs or {}, options, source) for name in options.layouts}
+    for name in options.layouts:
+        _check_laid_out(name, tables[name], source)
     return ScoreReport(
         metrics,
         joined.kept,
-        missing,
+        missing_records(absent),
         joined.excluded,
         gate_record,
         settings,
@@ -243,15 +258,35 @@ def score_joined(
     )
 
 
-def _layout(
-    name: str, items: list[Scored], theirs: Mapping[Key, bool | None], options: ScoreOptions, source: str
-) -> list[LayoutTable]:
-    layout = LAYOUTS[name]
-    tables = layout_tables(layout, items, theirs, options.seed, options.resamples)
+def _score_groups(
+    groups: Iterable[tuple[GroupKey, list[Scored]]],
+    specs: Mapping[str, str],
+    theirs: Mapping[Key, bool | None],
+    options: ScoreOptions,
+) -> tuple[list[dict[str, Any]], str | None, dict[str, list[LayoutTable]]]:
+    """(the metrics, the frame warning, each layout's tables), reading the groups once, one at a time: a model's
+    groups come one after another, and the layouts take its GUI rows together."""
+    seed, resamples = options.seed, options.resamples
+    scores = GroupScores(seed, resamples, options.subset)
+    frame = FrameCheck()
+    layouts = {name: LayoutTables(LAYOUTS[name], theirs, seed, resamples) for name in options.layouts}
+    laid_out = {config for name in options.layouts for config in LAYOUTS[name].configs}
+    for model, found in groupby(groups, key=lambda group: group[0][0]):
+        gui: list[Scored] = []
+        for key, members in found:
+            scores.add(key, members)
+            frame.add(members)
+            if key[1] in laid_out and base_condition(key[2]) == GUI:
+                gui += members
+        for tables in layouts.values():
+            tables.add(model, gui)
+    return scores.metrics(), frame.warning(specs), {name: t.tables() for name, t in layouts.items()}
+
+
+def _check_laid_out(name: str, tables: list[LayoutTable], source: str) -> None:
     if not tables:
-        reason = f"the {name} layout reads {', '.join(layout.configs)}; no GUI prediction of these was scored"
+        reason = f"the {name} layout reads {', '.join(LAYOUTS[name].configs)}; no GUI prediction of these was scored"
         raise GroundBenchError(source, "--layout", reason)
-    return tables
 
 
 def check_resamples(resamples: int) -> None:

@@ -18,7 +18,7 @@ UI-Vision.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,47 +232,60 @@ def their_verdict(line: Any) -> tuple[Key, bool | None] | None:
 
 def layout_tables(
     layout: Layout,
-    scored: Sequence[Scored],
+    scored: Iterable[Scored],
     theirs: Mapping[Key, bool | None] | None = None,
     seed: int = 0,
     resamples: int = 1000,
 ) -> list[LayoutTable]:
     """The layout's tables over the scored GUI rows of its configs (none when none was scored)."""
-    theirs = theirs or {}
-    by_model: dict[str, list[Item]] = defaultdict(list)
+    tables = LayoutTables(layout, theirs, seed, resamples)
+    by_model: dict[str, list[Scored]] = defaultdict(list)
     for s in scored:
-        if s.config in layout.configs and base_condition(s.condition) == GUI:
-            verdict = theirs.get((s.model, str(s.row["example_id"]), s.condition))
-            by_model[s.model].append(Item(s.config, s.row, gui_success(s.answer, s.row), verdict))
-    groups = [(c,) for c in layout.configs] if layout.per_config else [layout.configs]
-    out = []
-    for configs in groups:
-        models = {m: [i for i in items if i.config in configs] for m, items in sorted(by_model.items())}
-        models = {m: items for m, items in models.items() if items}
-        if not models:
-            continue
-        rows = _baseline_rows(models)
-        baseline = [Item(i.config, i.row, centre_click_hit(i.row)) for i in rows]
-        scored_configs = tuple(c for c in configs if any(i.config == c for i in rows))
-        out.append(
-            LayoutTable(
-                layout.name,
-                scored_configs,
-                {m: table_rows(layout, items, seed, resamples) for m, items in models.items()},
-                table_rows(layout, baseline, seed, resamples),
-                any(i.theirs is not None for items in models.values() for i in items),
-            )
-        )
-    return out
+        by_model[s.model].append(s)
+    for model, items in sorted(by_model.items()):
+        tables.add(model, items)
+    return tables.tables()
 
 
-def _baseline_rows(models: Mapping[str, Sequence[Item]]) -> list[Item]:
-    """The rows the baseline is scored on: every row any model's table counts (each once)."""
-    seen: dict[str, Item] = {}
-    for items in models.values():
-        for i in items:
-            seen.setdefault(str(i.row["example_id"]), i)
-    return [seen[k] for k in sorted(seen)]
+class LayoutTables:
+    """:func:`layout_tables`, fed one model's scored items at a time (each model once, in sorted order): a model's
+    rows are made into its table rows when given and let go; the baseline's rows are kept, once each."""
+
+    def __init__(
+        self, layout: Layout, theirs: Mapping[Key, bool | None] | None = None, seed: int = 0, resamples: int = 1000
+    ) -> None:
+        self.layout, self.theirs, self.seed, self.resamples = layout, theirs or {}, seed, resamples
+        self._groups = [(c,) for c in layout.configs] if layout.per_config else [layout.configs]
+        self._models: list[dict[str, list[TableRow]]] = [{} for _ in self._groups]
+        self._baseline: list[dict[str, Item]] = [{} for _ in self._groups]  # example id -> the first model's item
+        self._judged = [False for _ in self._groups]  # did any model's item carry the framework's verdict?
+
+    def add(self, model: str, scored: Iterable[Scored]) -> None:
+        found = []
+        for s in scored:
+            if s.config in self.layout.configs and base_condition(s.condition) == GUI:
+                verdict = self.theirs.get((s.model, str(s.row["example_id"]), s.condition))
+                found.append(Item(s.config, s.row, gui_success(s.answer, s.row), verdict))
+        for at, configs in enumerate(self._groups):
+            items = [i for i in found if i.config in configs]
+            if not items:
+                continue
+            self._models[at][model] = table_rows(self.layout, items, self.seed, self.resamples)
+            for i in items:
+                self._baseline[at].setdefault(str(i.row["example_id"]), i)
+            self._judged[at] = self._judged[at] or any(i.theirs is not None for i in items)
+
+    def tables(self) -> list[LayoutTable]:
+        out = []
+        for configs, models, seen, judged in zip(self._groups, self._models, self._baseline, self._judged, strict=True):
+            if not models:
+                continue
+            rows = [seen[k] for k in sorted(seen)]
+            baseline = [Item(i.config, i.row, centre_click_hit(i.row)) for i in rows]
+            scored_configs = tuple(c for c in configs if any(i.config == c for i in rows))
+            baseline_rows = table_rows(self.layout, baseline, self.seed, self.resamples)
+            out.append(LayoutTable(self.layout.name, scored_configs, models, baseline_rows, judged))
+        return out
 
 
 # --- the layouts --------------------------------------------------------------------------------------------

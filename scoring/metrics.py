@@ -726,31 +726,59 @@ def score(items: Sequence[Scored], seed: int = 0, resamples: int = 1000, subset:
     ``items`` holds every expected row of each group (missing predictions as ``missing`` answers)
     unless ``subset``.
     """
-    groups: dict[tuple[str, str, str, str], list[Scored]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[Scored]] = defaultdict(list)
     for s in items:
-        groups[(s.model, s.config, str(s.row["stratum"]), s.condition)].append(s)
-    out: list[dict[str, Any]] = []
-    suites: dict[str, list[tuple[str, float]]] = defaultdict(list)
-    memo = RowSetMemo()
-    for (model, config, stratum, condition), members in sorted(groups.items()):
-        head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
-        metrics = group_metrics(head, members, seed, resamples, subset, memo)
-        out.extend(metrics)
-        for m in metrics:
-            if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:
-                suites[model].append((config, m["value"]))
-    _CLUSTERS.forget()  # the last group's items are not held after scoring
-    for model, values in sorted(suites.items()):
-        head = {"model": model, "config": MEAN_OF_SUITES, "stratum": "suite", "condition": GUI}
-        out.append(
-            _entry(
-                head,
-                "gui_success_mean_of_suites",
-                None,
-                len(values),
-                value=sum(v for _, v in values) / len(values),
-                detail=", ".join(c for c, _ in values),
-                note="unweighted mean over the PointerBench suites only (ScreenSpot reported beside it); n = suites",
+        groups[(s.model, s.config, s.condition)].append(s)
+    scores = GroupScores(seed, resamples, subset)
+    for key, members in groups.items():
+        scores.add(key, members)
+    return scores.metrics()
+
+
+SUITES_NOTE = "unweighted mean over the PointerBench suites only (ScreenSpot reported beside it); n = suites"
+
+
+class GroupScores:
+    """:func:`score`, fed one (model, config, condition) group at a time in any order: each group's items are
+    scored when given and let go; the metrics come out in (model, config, stratum, condition) order."""
+
+    def __init__(self, seed: int = 0, resamples: int = 1000, subset: bool = False) -> None:
+        self.seed, self.resamples, self.subset = seed, resamples, subset
+        self._entries: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+        self._memo = RowSetMemo()
+
+    def add(self, key: tuple[str, str, str], members: Sequence[Scored]) -> None:
+        """One group's items (in line order, then its missing rows), split by stratum in that order."""
+        model, config, condition = key
+        strata: dict[str, list[Scored]] = defaultdict(list)
+        for s in members:
+            strata[str(s.row["stratum"])].append(s)
+        for stratum, found in strata.items():
+            head = {"model": model, "config": config, "stratum": stratum, "condition": condition}
+            self._entries[(model, config, stratum, condition)] = group_metrics(
+                head, found, self.seed, self.resamples, self.subset, self._memo
             )
-        )
-    return out
+        _CLUSTERS.forget()  # the group's items are not held after scoring
+
+    def metrics(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        suites: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for (model, config, _, _), metrics in sorted(self._entries.items()):
+            out.extend(metrics)
+            for m in metrics:
+                if m["metric"] == "gui_success" and m["value"] is not None and config in POINTERBENCH_CONFIGS:
+                    suites[model].append((config, m["value"]))
+        for model, values in sorted(suites.items()):
+            head = {"model": model, "config": MEAN_OF_SUITES, "stratum": "suite", "condition": GUI}
+            out.append(
+                _entry(
+                    head,
+                    "gui_success_mean_of_suites",
+                    None,
+                    len(values),
+                    value=sum(v for _, v in values) / len(values),
+                    detail=", ".join(c for c, _ in values),
+                    note=SUITES_NOTE,
+                )
+            )
+        return out

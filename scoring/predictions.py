@@ -67,6 +67,7 @@ from groundbench.scoring.parse import (
     settle,
 )
 from groundbench.scoring.recent import RecentByIdentity
+from groundbench.scoring.scored_items import GroupKey, ScoredItems
 from groundbench.scoring.seen import SeenKeys
 
 # Parsed answer fields a line may carry: the documented schema, plus for GUI rows eval.py's own keys.
@@ -428,7 +429,7 @@ SAMPLE = 25  # malformed lines kept per model for the syntax hint (scoring/synta
 class Joined:
     """Prediction lines joined to their rows, with what the report must say about them."""
 
-    items: list[Scored] = field(default_factory=list)
+    items: ScoredItems = field(default_factory=ScoredItems)  # by group, in a temporary file: read one group at a time
     kept: KeptRecords = field(default_factory=KeptRecords)  # the report's record of each item, as JSON text
     excluded: list[dict[str, str]] = field(default_factory=list)  # predictions for excluded rows (gated, not scored)
     lines: int = 0  # every line read, before anything is dropped
@@ -491,7 +492,7 @@ class Joined:
             # read again only by the GUI rules; the report has it already
             full = answer
             answer = self._bare.get(full, None, lambda: replace(full, record=None))
-        self.items.append(Scored(model, read.config, condition, read.row, answer))
+        self.items.add(model, read.config, condition, read.row, answer)
         if read.answer.status == MALFORMED and isinstance(read.line.get("response"), str):
             sample = self.malformed.setdefault(model, [])
             if len(sample) < SAMPLE:
@@ -661,23 +662,54 @@ def _line_format(line: Mapping[str, Any], default: AnswerFormat) -> tuple[Answer
 
 
 def expand(
-    items: list[Scored], rows: Rows, seen: AbstractSet[tuple[str, str, str]] | None = None
+    items: Iterable[Scored], rows: Rows, seen: AbstractSet[tuple[str, str, str]] | None = None
 ) -> tuple[list[Scored], list[dict[str, str]]]:
-    """Every expected row of each scored (model, config, condition): the predictions plus ``missing`` answers.
+    """Every expected row of each scored (model, config, condition) as one list: the predictions, then ``missing``
+    answers (``score`` reads the groups one at a time instead: :func:`expanded_groups`).
     ``seen``: the join's (model, example id, condition) of every line, if at hand (not built again)."""
-    predicted = seen if seen is not None else {(s.model, s.row["example_id"], s.condition) for s in items}
-    groups = sorted({(s.model, s.config, s.condition) for s in items})
+    full = list(items)
+    predicted = seen if seen is not None else {(s.model, s.row["example_id"], s.condition) for s in full}
+    absent = absent_rows(sorted({(s.model, s.config, s.condition) for s in full}), rows, predicted)
+    for (model, config, condition), found in absent.items():
+        full += [Scored(model, config, condition, row, Answer(status=MISSING)) for row in found]
+    return full, missing_records(absent)
+
+
+def absent_rows(
+    groups: Iterable[GroupKey], rows: Rows, predicted: AbstractSet[tuple[str, str, str]]
+) -> dict[GroupKey, list[dict[str, Any]]]:
+    """Each group's expected rows that no line predicted (valid for its condition), in example id order."""
     by_config: dict[str, list[dict[str, Any]]] = {}
     for config, row in rows.values():
         by_config.setdefault(config, []).append(row)
-    full = list(items)
-    missing: list[dict[str, str]] = []
     in_order = {config: sorted(found, key=lambda r: r["example_id"]) for config, found in by_config.items()}
-    for model, config, condition in groups:
-        for row in in_order.get(config, []):
-            if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted:
-                full.append(Scored(model, config, condition, row, Answer(status=MISSING)))
-                missing.append(
-                    {"model": model, "config": config, "condition": condition, "example_id": row["example_id"]}
-                )
-    return full, missing
+    return {
+        (model, config, condition): [
+            row
+            for row in in_order.get(config, [])
+            if row_allows(row, condition) and (model, row["example_id"], condition) not in predicted
+        ]
+        for model, config, condition in groups
+    }
+
+
+def missing_records(absent: Mapping[GroupKey, list[dict[str, Any]]]) -> list[dict[str, str]]:
+    """The report's ``missing``: one record per expected row without a prediction."""
+    return [
+        {"model": model, "config": config, "condition": condition, "example_id": row["example_id"]}
+        for (model, config, condition), found in absent.items()
+        for row in found
+    ]
+
+
+def expanded_groups(
+    items: ScoredItems, absent: Mapping[GroupKey, list[dict[str, Any]]]
+) -> Iterator[tuple[GroupKey, list[Scored]]]:
+    """Each group's items read back (the groups in sorted order), its ``absent`` rows after them as ``missing``
+    answers: what :func:`expand` makes, one group at a time."""
+    for key in items.group_keys():
+        model, config, condition = key
+        missing = Answer(status=MISSING)
+        group = items.group(key)
+        group += [Scored(model, config, condition, row, missing) for row in absent.get(key, ())]
+        yield key, group

@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from groundbench.scoring.formats import AnswerFormat, names, parse_format
-from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import MALFORMED
 from groundbench.scoring.predictions import BadLine, ReadLine, answer_of
 
@@ -44,14 +43,17 @@ def _readers(sample: Sequence[ReadLine], declared: AnswerFormat) -> tuple[list[s
 
 
 def syntax_hint(
-    items: Sequence[Scored], malformed: Mapping[str, Sequence[ReadLine]], formats: Mapping[str, AnswerFormat]
+    scored: Mapping[str, int],
+    bad_lines: Mapping[str, int],
+    malformed: Mapping[str, Sequence[ReadLine]],
+    formats: Mapping[str, AnswerFormat],
 ) -> str | None:
-    """The hint line (the first model it applies to, and how many more), or None."""
-    scored: Counter[str] = Counter(s.model for s in items)
+    """The hint line (the first model it applies to, and how many more), or None. ``scored``: each model's scored
+    lines; ``bad_lines``: how many of them are malformed; ``malformed``: the first of those lines."""
     flagged = []
     for model, sample in sorted(malformed.items()):
-        bad = sum(1 for s in items if s.model == model and s.answer.status == MALFORMED)
-        if 2 * bad <= scored[model] or model not in formats:
+        bad = bad_lines.get(model, 0)
+        if 2 * bad <= scored.get(model, 0) or model not in formats:
             continue
         readers, read = _readers(sample, formats[model])
         if readers:

@@ -22,6 +22,7 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]  # the 
 from typing import Any
 
 FLUSH_PIECES = 1 << 16  # strings gathered before they are joined and written (about a megabyte of report)
+FLUSH_CHARS = 1 << 20  # the characters of encoded items gathered before they are joined and written
 
 
 class EncodedList(Sequence[Any]):
@@ -164,11 +165,15 @@ class _Writer:
         """The items' own text, each line indented ``level + 1`` deeper (JSON strings hold no raw newline)."""
         inner = "\n" + self.indent * (level + 1)
         first = True
+        held = 0  # characters gathered: one item's text can be a kilobyte, so the pieces alone are no measure
         for text in items.texts():
-            self.parts.append(("[" if first else ",") + inner + text.replace("\n", inner))
+            piece = ("[" if first else ",") + inner + text.replace("\n", inner)
+            self.parts.append(piece)
             first = False
-            if len(self.parts) >= FLUSH_PIECES:
+            held += len(piece)
+            if held >= FLUSH_CHARS or len(self.parts) >= FLUSH_PIECES:
                 self.flush()
+                held = 0
         self.parts.append("[]" if first else "\n" + self.indent * level + "]")
 
     def object(self, mapping: Mapping[Any, Any], level: int) -> None:

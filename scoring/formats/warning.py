@@ -13,7 +13,7 @@ declared format mapped them (one point for every row is a constant answer, which
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import STRICT
@@ -23,42 +23,73 @@ SHARE = 0.9  # "nearly all"
 EDGE = 0.01  # the band along an edge, as a share of the side
 
 
-def _suggestion(points: Sequence[tuple[float, float, int, int]]) -> tuple[str, str] | None:
-    n = len(points)
-    if len({(x, y) for x, y, _, _ in points}) == 1:  # one point for every row (the mock's [0, 0]): no frame shows
+class Points:
+    """What :func:`_suggestion` reads of one model's points (x, y in a w x h frame), counted as they come."""
+
+    def __init__(self) -> None:
+        self.n = self.unit = self.large = self.grid = self.past = 0
+        self.first: tuple[float, float] | None = None
+        self.varied = False  # does any point differ from the first?
+
+    def add(self, x: float, y: float, w: int, h: int) -> None:
+        self.n += 1
+        if self.first is None:
+            self.first = (x, y)
+        elif (x, y) != self.first:
+            self.varied = True
+        self.unit += x <= 1 and y <= 1
+        if w * h >= 2 * 1000 * 1000:
+            self.large += 1
+            self.grid += x <= 1000 and y <= 1000
+        self.past += x > w or y > h or x >= (1 - EDGE) * w or y >= (1 - EDGE) * h
+
+
+def _suggestion(points: Points) -> tuple[str, str] | None:
+    n = points.n
+    if not points.varied:  # one point for every row (the mock's [0, 0]): no frame shows
         return None
-    unit = sum(x <= 1 and y <= 1 for x, y, _, _ in points)
-    if unit >= SHARE * n:
+    if points.unit >= SHARE * n:
         return "norm1", "nearly every point lies inside the top-left 1 x 1 pixel"
-    large = [(x, y, w, h) for x, y, w, h in points if w * h >= 2 * 1000 * 1000]
-    grid = sum(x <= 1000 and y <= 1000 for x, y, _, _ in large)
-    if len(large) >= SHARE * n and grid >= SHARE * len(large):
+    if points.large >= SHARE * n and points.grid >= SHARE * points.large:
         return "norm1000", "nearly every point lies inside the top-left 1000 x 1000 of frames at least twice that area"
-    past = sum(x > w or y > h or x >= (1 - EDGE) * w or y >= (1 - EDGE) * h for x, y, w, h in points)
-    if past > n / 2:
+    if points.past > n / 2:
         return "pixels", "most points lie past or against the right or bottom edge of the frame"
     return None
 
 
-def frame_warning(items: Sequence[Scored], formats: Mapping[str, str]) -> str | None:
+class FrameCheck:
+    """:func:`frame_warning`, fed the scored items a group at a time."""
+
+    def __init__(self) -> None:
+        self._points: dict[str, Points] = defaultdict(Points)
+
+    def add(self, items: Iterable[Scored]) -> None:
+        for s in items:
+            location = s.answer.location
+            if s.answer.status == STRICT and location is not None:
+                self._points[s.model].add(location[0], location[1], int(s.row["width"]), int(s.row["height"]))
+
+    def warning(self, formats: Mapping[str, str]) -> str | None:
+        """The warning line (the first model it applies to, and how many more), or None."""
+        flagged = []
+        for model, found in sorted(self._points.items()):
+            if found.n < MINIMUM:
+                continue
+            suggestion = _suggestion(found)
+            if suggestion is not None and suggestion[0] != formats.get(model, "").partition(":")[0]:
+                flagged.append((model, *suggestion))
+        if not flagged:
+            return None
+        model, name, why = flagged[0]
+        more = f" ({len(flagged) - 1} more models look the same)" if len(flagged) > 1 else ""
+        return (
+            f"FRAME? {model}: {why}, read as {formats.get(model)}: if the model answers in that frame, score with "
+            f"--answer-format {name} (or the family's own format){more}"
+        )
+
+
+def frame_warning(items: Iterable[Scored], formats: Mapping[str, str]) -> str | None:
     """The warning line (the first model it applies to, and how many more), or None."""
-    points: dict[str, list[tuple[float, float, int, int]]] = defaultdict(list)
-    for s in items:
-        location = s.answer.location
-        if s.answer.status == STRICT and location is not None:
-            points[s.model].append((location[0], location[1], int(s.row["width"]), int(s.row["height"])))
-    flagged = []
-    for model, found in sorted(points.items()):
-        if len(found) < MINIMUM:
-            continue
-        suggestion = _suggestion(found)
-        if suggestion is not None and suggestion[0] != formats.get(model, "").partition(":")[0]:
-            flagged.append((model, *suggestion))
-    if not flagged:
-        return None
-    model, name, why = flagged[0]
-    more = f" ({len(flagged) - 1} more models look the same)" if len(flagged) > 1 else ""
-    return (
-        f"FRAME? {model}: {why}, read as {formats.get(model)}: if the model answers in that frame, score with "
-        f"--answer-format {name} (or the family's own format){more}"
-    )
+    check = FrameCheck()
+    check.add(items)
+    return check.warning(formats)

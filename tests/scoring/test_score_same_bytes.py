@@ -588,7 +588,10 @@ def test_kept_records_of_answers_repeated_far_apart_are_each_lines_own(tmp_path:
             patch.setattr(predictions.RecentByIdentity, "__init__", _sized_recent(size, budget))
             joined = join(iter([(f"line {i}", line) for i, line in enumerate(lines)]), rows, folder_gate(folder))
         assert list(joined.kept.texts()) == expected
-        for item, line in zip(joined.items, lines, strict=True):
+        by_key = {(line["model"], line["example_id"], line["condition"]): line for line in lines}
+        assert len(joined.items) == len(lines)
+        for item in joined.items:  # read back group by group
+            line = by_key[(item.model, item.row["example_id"], item.condition)]
             config, row = rows[line["example_id"]]
             plain = predictions.answer_of(line, line["condition"], row, False, fmt)
             assert item.answer == plain and item.row is row
