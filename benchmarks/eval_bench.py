@@ -33,6 +33,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -316,8 +317,9 @@ def child_requests(folder: str, config: str, condition: str, out: str) -> Usage:
 def write_predictions(folder: Path, config: str, out: Path, models: int = 1) -> int:
     """A predictions line for every valid (row, base condition): the target's action and point (free form: an
     answer naming every keyword, what gaming the scorer would send); the gate fields of the folder. ``models``
-    above 1: the same lines again under the names ``bench-2``, ``bench-3``, ... (a predictions file ``models``
-    times as large, for score's memory against the file's size)."""
+    above 1: the same lines again under the names ``bench-2``, ``bench-3``, ..., each model's points a quarter
+    pixel further right (a predictions file ``models`` times as large in which no two models share an answer, for
+    score's memory against the file's size)."""
     import pyarrow.parquet as pq
 
     from groundbench.evaluate.gate_fields import answer_gate
@@ -330,11 +332,13 @@ def write_predictions(folder: Path, config: str, out: Path, models: int = 1) -> 
     lines = 0
     names = ["bench", *(f"bench-{n}" for n in range(2, models + 1))]
     with open(out, "w", encoding="utf-8") as handle:
-        for model, path in ((m, p) for m in names for p in sorted((folder / "data" / config).glob("*.parquet"))):
+        shards = sorted((folder / "data" / config).glob("*.parquet"))
+        for shift, model, path in ((k / 4, m, p) for k, m in enumerate(names) for p in shards):
             table = pq.read_table(path, columns=[*columns, "target_action", "parts"])
             for row in table.to_pylist():
                 part = next((p for p in row["parts"] or [] if p["part_id"] == row["target_part_id"]), None) or {}
-                point = part.get("point_xy") or [1.0, 1.0]
+                x, y = part.get("point_xy") or [1.0, 1.0]
+                point = [x + shift, y] if shift else [x, y]
                 answer = json.dumps({"part": part.get("category"), "action": row["target_action"], "point": point})
                 for condition in BASE_CONDITIONS:
                     if row_allows(row, condition):
@@ -403,8 +407,9 @@ def child_score(folder: str, predictions: str, out: str) -> Usage:
     return measured(work)
 
 
-def measure_score(folder: Path, config: str, work: Path) -> dict[str, Any]:
-    """``groundbench score --json`` on a predictions file of every valid (row, condition) against the floor."""
+def measure_score(folder: Path, config: str, work: Path, models: Sequence[int] = ()) -> dict[str, Any]:
+    """``groundbench score --json`` on a predictions file of every valid (row, condition) against the floor; for
+    each of ``models``, its peak memory on that file written under that many model names (``memory_in_file``)."""
     work.mkdir(parents=True, exist_ok=True)
     predictions = work / "predictions.jsonl"
     lines = write_predictions(folder, config, predictions)
@@ -419,7 +424,25 @@ def measure_score(folder: Path, config: str, work: Path) -> dict[str, Any]:
         "wall_to_floor": round(report["groundbench"]["wall_s"] / report["floor"]["wall_s"], 2),
     }
     print(f"    {report['ratios']}, groundbench {report['groundbench']['cpu_s']} CPU s", flush=True)
+    if models:
+        report["memory_in_file"] = [score_memory(folder, config, work, n) for n in models]
     return report
+
+
+def score_memory(folder: Path, config: str, work: Path, models: int) -> dict[str, Any]:
+    """``groundbench score --json``'s peak memory on every valid (row, condition) answered by ``models`` models."""
+    predictions = work / f"predictions-{models}.jsonl"
+    lines = write_predictions(folder, config, predictions, models)
+    size = predictions.stat().st_size
+    usage, memory = run_in_child_memory(child_score, str(folder), str(predictions), str(work / "scores-n.json"))
+    predictions.unlink()
+    fig = {"models": models, "lines": lines, "file_bytes": size, **_figures(usage, memory, lines)}
+    print(
+        f"    {models} models: {lines} lines, {size / 1e6:.0f} MB: peak RSS {fig['peak_rss_bytes'] / GB:.2f} GB, "
+        f"{fig['cpu_s']:.1f} CPU s",
+        flush=True,
+    )
+    return fig
 
 
 # ----------------------------------------------------------------------------------------------
@@ -650,6 +673,14 @@ def main(argv: list[str] | None = None) -> int:
         "of each condition), and requests",
     )
     parser.add_argument("--score", action="store_true", help="measure `groundbench score` instead of eval")
+    parser.add_argument(
+        "--score-models",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="with --score: also score's peak memory on the file written under N model names (repeatable)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.serve is not None:
@@ -659,7 +690,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--data is required")
     with tempfile.TemporaryDirectory(prefix="groundbench-eval-bench-") as work:
         if args.score:
-            report = measure_score(args.data, args.config, Path(work))
+            report = measure_score(args.data, args.config, Path(work), args.score_models)
         elif args.whole:
             report = measure_whole(args.data, args.config, Path(work), args.rows[0] if args.rows else None)
         else:
