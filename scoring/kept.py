@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any, overload
 
 from groundbench.core.jsonindent import EncodedList, dumps_flat_object
+from groundbench.scoring.scratch import scratch_error, scratch_file, writing
 
 READ_BYTES = 1 << 20  # read back a megabyte at a time
 
@@ -26,7 +26,7 @@ class KeptRecords(EncodedList):
     indent = 1
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile("w+b")  # noqa: SIM115  # open while the report lives; unlinked already
+        self._file = scratch_file()  # open while the report lives
         self._ends = array("q")  # where each record's text ends in the file
         self._size = 0
 
@@ -36,7 +36,10 @@ class KeptRecords(EncodedList):
     def append_text(self, text: str) -> None:
         """Keep a record given as its text (what :meth:`append` writes for it)."""
         data = text.encode("utf-8", "surrogatepass")
-        self._file.write(data)
+        try:  # not `with writing()`: a record is written per line, and a context manager costs a microsecond
+            self._file.write(data)
+        except OSError as exc:
+            raise scratch_error(exc) from exc
         self._size += len(data)
         self._ends.append(self._size)
 
@@ -76,7 +79,8 @@ class KeptRecords(EncodedList):
             start = end
 
     def _read(self, offset: int, size: int) -> bytes:
-        self._file.flush()
+        with writing():
+            self._file.flush()
         return os.pread(self._file.fileno(), size, offset)
 
     def __eq__(self, other: object) -> bool:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import fields
@@ -26,6 +25,7 @@ from typing import IO, Any
 
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import MALFORMED, Answer
+from groundbench.scoring.scratch import scratch_file, writing
 
 GroupKey = tuple[str, str, str]  # (model, config, condition)
 PENDING = 1 << 15  # items held as objects before every group's are written out
@@ -101,10 +101,11 @@ class ScoredItems:
     def _write_out(self) -> None:
         """Every group's pending items, one chunk per group, to the end of the file."""
         if self._file is None:
-            self._file = tempfile.TemporaryFile("w+b")  # noqa: SIM115  # open while the items live; unlinked already
+            self._file = scratch_file()  # open while the items live
         for key, pending in self._pending.items():
             data = self._encode(pending)
-            self._file.write(data)
+            with writing():
+                self._file.write(data)
             self._chunks[key].append((self._size, len(data)))
             self._size += len(data)
         self._pending.clear()
@@ -134,7 +135,8 @@ class ScoredItems:
 
     def _read(self, offset: int, size: int) -> bytes:
         assert self._file is not None
-        self._file.flush()
+        with writing():
+            self._file.flush()
         data = os.pread(self._file.fileno(), size, offset)
         if len(data) != size:
             raise OSError("the scored items' temporary file is shorter than written")

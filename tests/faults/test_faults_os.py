@@ -124,6 +124,30 @@ def test_score_json_on_a_full_disk_writes_no_report(built: Path, predictions: Pa
     fault_case.record(ENOSPC, "score --json, the report's folder full", exit=2, shown=line, rerun=RERUN_SAME)
 
 
+def test_score_with_a_full_temporary_folder_names_it_and_tmpdir(
+    built: Path, predictions: Path, tmp_path: Path, fault_case
+) -> None:
+    """score keeps its bulk in anonymous files in TMPDIR: when they cannot grow, one line names that folder."""
+    lines = [json.loads(line) for line in predictions.read_text(encoding="utf-8").splitlines()]
+    many = tmp_path / "many.jsonl"  # the run's lines under 40 model names: records enough to fill 8 KiB
+    many.write_text("".join(json.dumps({**line, "model": f"m{k}"}) + "\n" for k in range(40) for line in lines))
+    reference = tmp_path / "reference.json"
+    command = cli_command(built, "score", str(many), "--json", str(reference))
+    assert run(command).returncode == 0
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    out = tmp_path / "scores.json"
+    command = cli_command(built, "score", str(many), "--json", str(out))
+    # 8 KiB: room for tempfile's own probe of the folder (else it picks another), not for score's records
+    result = on_full_disk(scratch, 8 * 1024, command, child_env(TMPDIR=str(scratch)))
+    line = error_line(result)
+    assert result.returncode == 2 and f"{scratch}: TMPDIR:" in line and "No space left on device" in line
+    assert list(scratch.iterdir()) == [] and not out.exists()
+    assert run(command, child_env(TMPDIR=str(scratch))).returncode == 0
+    assert out.read_bytes() == reference.read_bytes()
+    fault_case.record(ENOSPC, "score, TMPDIR with 8 KiB free", exit=2, shown=line, rerun=RERUN_SAME)
+
+
 @pytest.mark.parametrize("free", [0, 12 * 1024])
 def test_eval_on_a_full_disk_names_the_folder_and_keeps_every_answer(
     built: Path, mock_run: Path, tmp_path: Path, free: int, fault_case
