@@ -739,7 +739,7 @@ SUITES_NOTE = "unweighted mean over the PointerBench suites only (ScreenSpot rep
 
 
 class GroupScores:
-    """:func:`score`, fed one (model, config, condition) group at a time in any order: each group's items are
+    """:func:`score`, fed each (model, config, condition) group once, one at a time, in any order: its items are
     scored when given and let go; the metrics come out in (model, config, stratum, condition) order."""
 
     def __init__(self, seed: int = 0, resamples: int = 1000, subset: bool = False) -> None:
