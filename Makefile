@@ -45,15 +45,21 @@ fetch: $(STAMP)
 	HF_HUB_OFFLINE=0 $(BIN)/groundbench fetch $(FETCH)
 
 # Lint first (CI runs `make test`, so lint is checked there too), then every test of the package (the `slow`
-# end-to-end ones too: DVC remotes, S3, the browser, full builds) but the benchmark's smoke run, which tests the
-# measuring script and takes 4-5 minutes of one core alone: `make test-benchmark` runs it, and so does CI, after
-# `make test` (.ci/run). Builds shared by many tests are made once per run, whichever worker needs them first
+# end-to-end ones too: DVC remotes, S3, the browser, full builds) but two suites CI runs after it (.ci/run): the
+# benchmark's smoke run (`make test-benchmark`: it tests the measuring script, 4-5 minutes of one core alone) and
+# the fault suite (`make test-faults`: real full disks, read-only mounts, signals and failing servers, 4 minutes
+# of both cores; it checks docs/reliability.md's section too, which needs the whole suite in one run). Builds shared by many tests are made once per run, whichever worker needs them first
 # (tests/support/builds.py). Three workers on 2 cores: about a fifth of the suite's time is tests waiting on child
 # processes and loopback servers, which a third worker fills (PYTEST_WORKERS=N to change it).
 PYTEST_WORKERS ?= 3
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 -m "not benchmark"
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 -m "not benchmark" \
+		$(addprefix --ignore=,$(FAULT_SUITE))
+
+FAULT_SUITE = $(wildcard tests/faults/test_faults*.py)
+test-faults: $(STAMP)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=10 $(FAULT_SUITE)
 
 # The smoke run of benchmarks/run.py (tests/project/test_benchmark.py): every section at a tiny scale.
 test-benchmark: $(STAMP)
@@ -69,7 +75,7 @@ reliability: $(STAMP)
 
 # The fault suite's section of docs/reliability.md (tests/faults/test_faults*.py; `make test` fails when it is stale).
 reliability-faults: $(STAMP)
-	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(wildcard tests/faults/test_faults*.py)
+	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(FAULT_SUITE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
