@@ -16,7 +16,7 @@ SOURCES ?=
 # as the specs say (converters/<name>/spec.py); read only when `make fetch` runs.
 FETCH ?= $(shell $(BIN)/python -c "from groundbench.fetch.catalog import AUTOMATIC; print(*AUTOMATIC)")
 
-.PHONY: build test test-benchmark test-fast env lint lock clean reliability reliability-faults fetch
+.PHONY: build test test-benchmark test-faults test-fast env lint lock clean reliability reliability-faults fetch
 
 # requirements.lock: a light install (load, request, score: no extra); requirements-build.lock: what the build
 # extra adds (make build); requirements-dev.lock: what developing adds (tests, lint, the eval extra). `make env`
@@ -48,8 +48,8 @@ fetch: $(STAMP)
 # end-to-end ones too: DVC remotes, S3, the browser, full builds) but two suites CI runs after it (.ci/run): the
 # benchmark's smoke run (`make test-benchmark`: it tests the measuring script, 4-5 minutes of one core alone) and
 # the fault suite (`make test-faults`: real full disks, read-only mounts, signals and failing servers, 4 minutes
-# of both cores; it checks docs/reliability.md's section too, which needs the whole suite in one run). Builds shared by many tests are made once per run, whichever worker needs them first
-# (tests/support/builds.py). Three workers on 2 cores: about a fifth of the suite's time is tests waiting on child
+# of both cores; it checks docs/reliability.md's section too, which needs the whole suite in one run). Builds
+# shared by many tests are made once per run, whichever worker needs them first (tests/support/builds.py). Three workers on 2 cores: about a fifth of the suite's time is tests waiting on child
 # processes and loopback servers, which a third worker fills (PYTEST_WORKERS=N to change it).
 PYTEST_WORKERS ?= 3
 test: $(STAMP) lint
@@ -73,7 +73,8 @@ reliability: $(STAMP)
 	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -q tests/converters/umd/test_hardening_umd.py tests/converters/gapartnet/test_hardening_gapartnet.py \
 		tests/converters/gui/test_hardening_gui.py
 
-# The fault suite's section of docs/reliability.md (tests/faults/test_faults*.py; `make test` fails when it is stale).
+# The fault suite's section of docs/reliability.md (tests/faults/test_faults*.py; `make test-faults` fails when it is
+# stale).
 reliability-faults: $(STAMP)
 	GROUNDBENCH_WRITE_RELIABILITY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -q $(FAULT_SUITE)
 
