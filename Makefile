@@ -49,8 +49,9 @@ fetch: $(STAMP)
 # benchmark's smoke run (`make test-benchmark`: it tests the measuring script, 4-5 minutes of one core alone) and
 # the fault suite (`make test-faults`: real full disks, read-only mounts, signals and failing servers, 4 minutes
 # of both cores; it checks docs/reliability.md's section too, which needs the whole suite in one run). Builds
-# shared by many tests are made once per run, whichever worker needs them first (tests/support/builds.py). Three workers on 2 cores: about a fifth of the suite's time is tests waiting on child
-# processes and loopback servers, which a third worker fills (PYTEST_WORKERS=N to change it).
+# shared by many tests are made once per run, whichever worker needs them first (tests/support/builds.py). Three
+# workers on 2 cores: about a fifth of the suite's time is tests waiting on child processes and loopback servers,
+# which a third worker fills (PYTEST_WORKERS=N to change it).
 PYTEST_WORKERS ?= 3
 test: $(STAMP) lint
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
