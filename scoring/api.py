@@ -7,7 +7,6 @@ report.to_dict()                                         # what `groundbench sco
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
@@ -230,10 +229,7 @@ def score_joined(
     notice = synthetic_notice(synthetic)
     if notice:
         banners.insert(0, notice)
-    per_model: Counter[str] = Counter()
-    for (model, _, _), n in joined.items.counts.items():
-        per_model[model] += n
-    hint = syntax_hint(per_model, joined.items.malformed, joined.malformed, joined.formats)
+    hint = syntax_hint(joined.items.per_model(), joined.items.malformed, joined.malformed, joined.formats)
     ignored = joined.unknown_keys.summary(joined.lines)
     banners += [f"IGNORED: the prediction lines carry {ignored}"] if ignored else []
     banners += [hint] if hint else []

@@ -9,13 +9,12 @@ system deletes when it is closed (nothing is left on disk); reading an item back
 from __future__ import annotations
 
 import json
-import os
 from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any, overload
 
 from groundbench.core.jsonindent import EncodedList, dumps_flat_object
-from groundbench.scoring.scratch import scratch_error, scratch_file, writing
+from groundbench.scoring.scratch import read_at, scratch_error, scratch_file
 
 READ_BYTES = 1 << 20  # read back a megabyte at a time
 
@@ -79,9 +78,7 @@ class KeptRecords(EncodedList):
             start = end
 
     def _read(self, offset: int, size: int) -> bytes:
-        with writing():
-            self._file.flush()
-        return os.pread(self._file.fileno(), size, offset)
+        return read_at(self._file, offset, size)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, KeptRecords | list):

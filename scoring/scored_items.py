@@ -16,7 +16,6 @@ caller's own objects in parsed fields) stays in memory instead.
 from __future__ import annotations
 
 import marshal
-import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import fields
@@ -25,7 +24,7 @@ from typing import IO, Any
 
 from groundbench.scoring.metrics import Scored
 from groundbench.scoring.parse import MALFORMED, Answer
-from groundbench.scoring.scratch import scratch_file, writing
+from groundbench.scoring.scratch import read_at, scratch_file, writing
 
 GroupKey = tuple[str, str, str]  # (model, config, condition)
 PENDING = 1 << 15  # items held as objects before every group's are written out
@@ -67,6 +66,13 @@ class ScoredItems:
 
     def __len__(self) -> int:
         return self.counts.total()
+
+    def per_model(self) -> Counter[str]:
+        """Items per model."""
+        out: Counter[str] = Counter()
+        for (model, _, _), n in self.counts.items():
+            out[model] += n
+        return out
 
     def group_keys(self) -> list[GroupKey]:
         """The groups, in sorted order."""
@@ -135,9 +141,7 @@ class ScoredItems:
 
     def _read(self, offset: int, size: int) -> bytes:
         assert self._file is not None
-        with writing():
-            self._file.flush()
-        data = os.pread(self._file.fileno(), size, offset)
+        data = read_at(self._file, offset, size)
         if len(data) != size:
             raise OSError("the scored items' temporary file is shorter than written")
         return data

@@ -37,3 +37,10 @@ def scratch_file() -> IO[bytes]:
     """A file the operating system deletes when it is closed (already unlinked: nothing is left on disk)."""
     with writing():
         return tempfile.TemporaryFile("w+b")
+
+
+def read_at(file: IO[bytes], offset: int, size: int) -> bytes:
+    """Up to ``size`` bytes of ``file`` from ``offset``, what was written to it so far included."""
+    with writing():
+        file.flush()
+    return os.pread(file.fileno(), size, offset)
