@@ -5,7 +5,8 @@ end, every sample at once, and inspect logs it per sample. Instead a sample's im
 ``groundbench://CONFIG/EXAMPLE_ID``; inspect materializes a non-inline image reference right before
 the sample runs (``materialize_sample_input``), through the resolver registered for its URI scheme
 (``inspect_ai.util.media_resolver``; inspect_ai/_util/images.py ``file_as_data``). The resolver here
-reads the row's embedded bytes from the memory-mapped config, checks their sha256 and resizes them
+reads the row's embedded bytes from the memory-mapped config (:mod:`.image_column`: the pages read are
+handed back as the run goes), checks their sha256 and resizes them
 exactly as :func:`groundbench.evaluate.images.prepared_image` always did, so the model receives the
 same bytes; only the samples in flight hold an image.
 """
@@ -23,6 +24,7 @@ from datasets import Dataset
 from inspect_ai.util import media_resolver
 
 from groundbench.errors import GroundBenchError
+from groundbench.evaluate.image_column import ImageColumn, image_column
 from groundbench.evaluate.images import Frame, prepared_image, sent_size, verified_bytes
 
 SCHEME = "groundbench"
@@ -35,7 +37,8 @@ class RowImages:
 
     config: str
     dataset: Dataset  # the config as loaded
-    images: pa.Table  # its ``image`` (``{"bytes", "path"}``) and ``image_sha256`` columns, memory-mapped
+    images: ImageColumn  # its ``image`` column (``{"bytes", "path"}``), memory-mapped
+    sha256: pa.ChunkedArray  # its ``image_sha256`` column
     max_side: int | None
     size: Resize | None  # a profile's own resize (smart_resize), else --max-side's
     rows: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # example id -> (index, width, height)
@@ -54,8 +57,7 @@ class RowImages:
         """The data URI sent for the row: its verified bytes, resized when its frame says so."""
         index, width, height = self.rows[example_id]
         where = f"{self.config}: {example_id}"
-        image = self.images.column("image")[index].as_py()
-        data = verified_bytes((image or {}).get("bytes"), self.images.column("image_sha256")[index].as_py(), where)
+        data = verified_bytes(self.images.bytes_at(index), self.sha256[index].as_py(), where)
         uri, frame = prepared_image(data, where, self.max_side, self.size)
         if (frame.width, frame.height) != (width, height):  # the prompt was written for the row's stated size
             found = f"{frame.width}x{frame.height}"
@@ -72,8 +74,8 @@ def source(config: str, dataset: Dataset, table: pa.Table, max_side: int | None,
     config)."""
     found = _SOURCES.get(config)
     if found is None or found.dataset is not dataset or (found.max_side, found.size) != (max_side, size):
-        images = table.select(["image", "image_sha256"])
-        found = _SOURCES[config] = RowImages(config, dataset, images, max_side, size)
+        images = image_column(dataset, table)
+        found = _SOURCES[config] = RowImages(config, dataset, images, table.column("image_sha256"), max_side, size)
     return found
 
 

@@ -238,6 +238,7 @@ def _with_image(row: dict[str, Any]) -> dict[str, Any]:
 def test_our_own_request_and_eval_lines_carry_only_known_keys(folder: Path, tmp_path: Path) -> None:
     from datasets import Dataset
 
+    from groundbench.evaluate.image_column import image_column
     from groundbench.evaluate.predictions import prediction_line
     from groundbench.evaluate.samples import to_sample
     from groundbench.evaluate.sent_images import RowImages
@@ -260,10 +261,13 @@ def test_our_own_request_and_eval_lines_carry_only_known_keys(folder: Path, tmp_
                 seen |= set(json.loads(text)) | {"model", "response"}  # what a harness adds to a request line
             chosen = None if profile is None else parse_profile(profile)
             row = _with_image(read_config(folder, config).to_pylist()[0])
-            table = Dataset.from_dict({"image": [row["image"]], "image_sha256": [row["image_sha256"]]})
+            dataset = Dataset.from_dict({"image": [row["image"]], "image_sha256": [row["image_sha256"]]})
+            table = dataset.data.table
             size = chosen.sent_size if chosen is not None and chosen.style.resized else None
             for max_side in (None, 64):  # 64: the image is resized, so the lines record the resize
-                images = RowImages(config, table, table, max_side, size)  # where eval reads the image when sent
+                images = RowImages(  # where eval reads the image when sent
+                    config, dataset, image_column(dataset, table), table.column("image_sha256"), max_side, size
+                )
                 sample = to_sample(row, config, condition, gate_fields(folder, config), images, 0, chosen)
                 assert sample.metadata is not None
                 for response in ('{"point": [1, 2]}', "no JSON at all"):
