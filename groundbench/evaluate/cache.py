@@ -11,34 +11,94 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Iterator, KeysView, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundbench.core.atomic import atomic_file
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate.predictions import GATE_FIELDS, Line, json_line, key
 
 ANSWERS = "answers.jsonl"
 
 
-def read_answers(out: Path) -> dict[tuple[str, str, str], Line]:
-    """Cached lines by (config, condition, example id). A torn last line (the run was killed) is dropped."""
+Key = tuple[str, str, str]  # (config, condition, example id)
+
+
+def answer_lines(out: Path) -> Iterator[tuple[int, Line]]:
+    """The cached lines in file order, each with its byte offset, read one at a time (a whole config's cache
+    is hundreds of thousands of lines). A torn last line (the run was killed) is dropped."""
     path = out / ANSWERS
-    if not path.is_file():
-        return {}
-    lines = path.read_text(encoding="utf-8").split("\n")
-    answers: dict[tuple[str, str, str], Line] = {}
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 (closed below; absent: nothing cached)
+    except FileNotFoundError:
+        return
+    with handle:
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
+            start, offset = offset, offset + len(raw)
+            try:
+                text = raw.decode("utf-8")
+                if not text.strip():
+                    continue
+                line = json.loads(text)
+            except ValueError as exc:
+                if not raw.endswith(b"\n"):  # the last line, not newline-terminated: a write cut short
+                    return
+                raise GroundBenchError(path, f"line {number}", f"expected one JSON object ({exc})") from exc
+            if not isinstance(line, dict) or not all(name in line for name in KEY_FIELDS):
+                found = "an object without " + ", ".join(KEY_FIELDS) if isinstance(line, dict) else type(line).__name__
+                raise GroundBenchError(path, f"line {number}", f"expected one answer object, found {found}")
+            yield start, line
+
+
+KEY_FIELDS = ("config", "condition", "example_id")
+
+
+def line_key(line: Line) -> Key:
+    """The line's key, its config and condition shared between lines (a cache holds few distinct ones)."""
+    config, condition, example_id = key(line)
+    return sys.intern(config), sys.intern(condition), example_id
+
+
+@dataclass
+class CachedAnswers:
+    """What a run needs of its cache without holding its lines: the keys answered, and the first line (of the
+    first line of each key) asked under each distinct (config, condition, gate fields), in file order."""
+
+    keys: set[Key] = field(default_factory=set)
+    first_under: dict[tuple[str, ...], Line] = field(default_factory=dict)
+
+
+def scan_answers(out: Path) -> CachedAnswers:
+    """The cache's keys and gate fields, one line at a time (a later line of a key already cached is ignored)."""
+    found = CachedAnswers()
+    for _, line in answer_lines(out):
+        answered = line_key(line)
+        if answered in found.keys:
             continue
-        try:
-            line = json.loads(text)
-        except ValueError as exc:
-            if number == len(lines):  # the last line, not newline-terminated: a write cut short
-                break
-            raise GroundBenchError(path, f"line {number}", f"expected one JSON object ({exc})") from exc
-        answers.setdefault(key(line), line)
-    return answers
+        found.keys.add(answered)
+        asked_under = (*answered[:2], *(json.dumps(line.get(name), sort_keys=True) for name in GATE_FIELDS))
+        found.first_under.setdefault(asked_under, line)
+    return found
+
+
+def write_predictions(out: Path, target: Path) -> KeysView[Key]:
+    """``target``: the first cached line of each key, one canonical line each, sorted by key (what
+    :func:`groundbench.evaluate.predictions.jsonl` writes), read back one line at a time; the keys written."""
+    first: dict[Key, int] = {}
+    for offset, line in answer_lines(out):
+        first.setdefault(line_key(line), offset)
+    with atomic_file(target) as handle:
+        if not first:  # no cache, or an empty one: an empty predictions file
+            return first.keys()
+        with open(out / ANSWERS, "rb") as cache:
+            for answered in sorted(first):
+                cache.seek(first[answered])
+                handle.write(json_line(json.loads(cache.readline())).encode("utf-8"))
+    return first.keys()
 
 
 def check_gate(out: Path, cached: Iterable[Line], current: Mapping[tuple[str, str], Mapping[str, str]]) -> None:

@@ -14,7 +14,7 @@ import errno
 import os
 import re
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,10 +33,10 @@ from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate import silence
-from groundbench.evaluate.cache import ANSWERS, check_gate, read_answers, write_failure
+from groundbench.evaluate.cache import ANSWERS, Key, check_gate, scan_answers, write_failure, write_predictions
 from groundbench.evaluate.gate_fields import answer_gate, gate_fields
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
-from groundbench.evaluate.predictions import Line, jsonl
+from groundbench.evaluate.predictions import jsonl
 from groundbench.evaluate.profile import check_resize
 from groundbench.evaluate.runfolder import SETTING, check_setting, held, run_setting, setting_defaults, write_setting
 from groundbench.evaluate.samples import NoValidRows, chosen_rows, loading_once, samples_of, valid_example_ids
@@ -50,7 +50,6 @@ SCORES = "scores.json"
 LOGS = "logs"
 # Providers built on the openai SDK retry on their own as well; inspect's retries are the ones we set.
 OPENAI_SDK_APIS = ("openai", "openai-api", "vllm", "sglang", "together", "fireworks", "groq", "ollama", "openrouter")
-Key = tuple[str, str, str]  # (config, condition, example id)
 
 
 @dataclass(frozen=True)
@@ -175,7 +174,7 @@ def model_args_for(model: str | Model, given: Mapping[str, Any]) -> dict[str, An
     return {**({"max_retries": 0} if api in OPENAI_SDK_APIS else {}), **given}
 
 
-def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Plan:
+def plan(settings: EvalSettings, cached: Collection[Key], err: Console) -> Plan:
     """The rows each requested (config, condition) asks, and those without a cached answer (no sample is built)."""
     planned = Plan()
     root = resolve_folder(str(settings.folder))
@@ -205,11 +204,11 @@ def plan(settings: EvalSettings, cached: Mapping[Key, Line], err: Console) -> Pl
     return planned
 
 
-def groups(keys: Sequence[Key]) -> list[tuple[str, str]]:
+def groups(keys: Iterable[Key]) -> list[tuple[str, str]]:
     return sorted({(config, condition) for config, condition, _ in keys})
 
 
-def is_subset(folder: Path, answered: Sequence[Key]) -> bool:
+def is_subset(folder: Path, answered: Collection[Key]) -> bool:
     """Whether some (config, condition) of the answers lacks a valid row: the folder holds a deliberate subset."""
     for config, condition in groups(answered):
         ids = {example_id for c, k, example_id in answered if (c, k) == (config, condition)}
@@ -219,7 +218,7 @@ def is_subset(folder: Path, answered: Sequence[Key]) -> bool:
 
 
 def interrupted(run: Path, wanted: Sequence[Key]) -> Interrupted:
-    answers = read_answers(run)
+    answers = scan_answers(run).keys
     done = sum(k in answers for k in wanted)
     return Interrupted(f"interrupted: {done} of {len(wanted)} answered, kept; run the same command again to resume")
 
@@ -246,12 +245,14 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
     setting = run_setting(settings)
     check_setting(run, setting, setting_defaults(settings))
     with loading():  # the answers so far and the config's rows, before anything is asked
-        cached = read_answers(run)
-        planned = plan(settings, cached, err)
+        cached = scan_answers(run)
+        planned = plan(settings, cached.keys, err)
     try:
         profile = None if settings.profile is None else parse_profile(settings.profile)
-        gates = {group: answer_gate(settings.folder, *group, profile) for group in groups([*cached, *planned.wanted])}
-        check_gate(run, cached.values(), gates)
+        asked_groups = groups([*cached.keys, *planned.wanted])
+        gates = {group: answer_gate(settings.folder, *group, profile) for group in asked_groups}
+        check_gate(run, cached.first_under.values(), gates)
+        del cached  # its keys: hundreds of thousands over a whole config, not needed while asking
         if interruption.requested:  # a Ctrl-C that some code swallowed: stop before anything is asked
             raise interrupted(run, planned.wanted)
         write_setting(run, setting)  # nothing is written before every check has passed
@@ -362,7 +363,7 @@ def check_answered(settings: EvalSettings, wanted: Sequence[Key], logs: Sequence
     system full, a server that stopped answering, else the first error inspect recorded."""
     run = settings.out
     failure, watched = write_failure(run), silence.forget(str(run))
-    answers = read_answers(run)
+    answers = scan_answers(run).keys
     missing = [k for k in wanted if k not in answers]
     if not missing:
         return
@@ -417,15 +418,16 @@ def folder_full(run: Path, failure: OSError | None, error: str | None, logs: Seq
 def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) -> EvalResult:
     """Predictions and scores of every answer the folder holds (every requested row has one)."""
     run = settings.out
-    answers = read_answers(run)
     predictions = run / PREDICTIONS
-    write_text(predictions, jsonl(answers.values()))
+    answers = write_predictions(run, predictions)  # read and written a line at a time: a whole config's answers
+    subset, scored = is_subset(settings.folder, answers), len(answers)
+    del answers
     scores = run / SCORES
     from groundbench.evaluate.score import score_file  # the scorer's modules: loaded after the asking, not before it
 
-    score_file(predictions, settings.folder, scores, out, err, subset=is_subset(settings.folder, list(answers)))
+    score_file(predictions, settings.folder, scores, out, err, subset=subset)
     wanted, asked = len(planned.wanted), planned.asked
-    return EvalResult(wanted, wanted - asked, asked, predictions, scores, len(answers))
+    return EvalResult(wanted, wanted - asked, asked, predictions, scores, scored)
 
 
 def predictions_from_logs(logs: Sequence[Path]) -> list[dict[str, Any]]:
