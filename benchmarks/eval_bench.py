@@ -314,12 +314,13 @@ def child_requests(folder: str, config: str, condition: str, out: str) -> Usage:
 # score: every valid (row, condition) of a config answered, against a plain floor
 
 
-def write_predictions(folder: Path, config: str, out: Path, models: int = 1) -> int:
+def write_predictions(folder: Path, config: str, out: Path, models: int = 1, name: str = "bench") -> int:
     """A predictions line for every valid (row, base condition): the target's action and point (free form: an
-    answer naming every keyword, what gaming the scorer would send); the gate fields of the folder. ``models``
-    above 1: the same lines again under the names ``bench-2``, ``bench-3``, ..., each model's points a quarter
-    pixel further right (a predictions file ``models`` times as large in which no two models share an answer, for
-    score's memory against the file's size)."""
+    answer naming every keyword, what gaming the scorer would send); the gate fields of the folder; the model
+    ``name`` (eval's own lines, the run folder's answer cache, carry the same fields). ``models`` above 1: the
+    same lines again under the names ``bench-2``, ``bench-3``, ..., each model's points a quarter pixel further
+    right (a predictions file ``models`` times as large in which no two models share an answer, for score's
+    memory against the file's size)."""
     import pyarrow.parquet as pq
 
     from groundbench.evaluate.gate_fields import answer_gate
@@ -330,7 +331,7 @@ def write_predictions(folder: Path, config: str, out: Path, models: int = 1) -> 
     gaming = every_keyword_answer()
     gates = {c: answer_gate(folder, config, c) for c in BASE_CONDITIONS}
     lines = 0
-    names = ["bench", *(f"bench-{n}" for n in range(2, models + 1))]
+    names = [name, *(f"{name}-{n}" for n in range(2, models + 1))]
     with open(out, "w", encoding="utf-8") as handle:
         shards = sorted((folder / "data" / config).glob("*.parquet"))
         for shift, model, path in ((k / 4, m, p) for k, m in enumerate(names) for p in shards):
@@ -640,6 +641,38 @@ def measure_whole(folder: Path, config: str, work: Path, limit: int | None = Non
     return report
 
 
+def measure_whole_answered(folder: Path, config: str, work: Path) -> dict[str, Any]:
+    """The end of a whole-config run at full N: every valid (row, condition) of the config already in the run
+    folder's answer cache (eval's own lines: the folder's gate fields, the model's name), so ``groundbench eval``
+    of every condition asks nothing and writes the predictions and scores of them all. Its peak memory is what
+    a run over the whole config holds at its end: the plan of every row, the cache read back, the predictions
+    written and scored (asking every sample against the loopback server would take hours)."""
+    from groundbench.schemas.request_conditions import BASE_CONDITIONS
+
+    out = work / "answered"
+    out.mkdir(parents=True, exist_ok=True)
+    answers = write_predictions(folder, config, out / "answers.jsonl", name=MODEL)
+    server = Server(work)  # the model's client needs an address; nothing is sent to it
+    try:
+        print(f"  eval {config}, every condition, all {answers} answers cached, one command ...", flush=True)
+        usage, memory = run_in_child_memory(
+            child_groundbench, str(folder), config, list(BASE_CONDITIONS), None, server.url, str(out)
+        )
+        requests = server.stats()["requests"]
+    finally:
+        server.close()
+    fig = _figures(usage, memory, max(answers, 1))
+    with open(out / "predictions.jsonl", "rb") as predictions:
+        written = sum(1 for _ in predictions)
+    fig.update(answers=answers, requests=requests, predictions=written)
+    print(
+        f"    {answers} answers: {fig['wall_s']:.0f} s wall, {fig['cpu_s']:.0f} CPU s, peak RSS "
+        f"{fig['peak_rss_bytes'] / GB:.2f} GB (anonymous {fig['peak_anon_bytes'] / GB:.2f}), {requests} requests",
+        flush=True,
+    )
+    return {"config": config, "conditions": list(BASE_CONDITIONS), "groundbench": fig}
+
+
 def measure_requests(folder: Path, config: str, condition: str, work: Path) -> dict[str, Any]:
     """``groundbench requests`` of every valid row of (config, condition): time, peak memory, bytes per line."""
     out = work / f"requests-whole-{config}-{condition.replace('/', '-')}.jsonl"
@@ -672,6 +705,12 @@ def main(argv: list[str] | None = None) -> int:
         help="eval every row of the config under every condition in one command (memory curve; --rows N: the first N "
         "of each condition), and requests",
     )
+    parser.add_argument(
+        "--whole-answered",
+        action="store_true",
+        help="eval every condition of the config with every valid row already answered in its run folder: the "
+        "memory of a whole-config run's end (its plan, predictions and score) without hours of requests",
+    )
     parser.add_argument("--score", action="store_true", help="measure `groundbench score` instead of eval")
     parser.add_argument(
         "--score-models",
@@ -691,6 +730,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="groundbench-eval-bench-") as work:
         if args.score:
             report = measure_score(args.data, args.config, Path(work), args.score_models)
+        elif args.whole_answered:
+            report = measure_whole_answered(args.data, args.config, Path(work))
         elif args.whole:
             report = measure_whole(args.data, args.config, Path(work), args.rows[0] if args.rows else None)
         else:

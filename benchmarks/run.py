@@ -72,7 +72,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from eval_bench import measure_eval, measure_requests, measure_score, measure_whole
+from eval_bench import measure_eval, measure_requests, measure_score, measure_whole, measure_whole_answered
 from fixed_costs import MAX_STARTUP_S, measure_dvc_share, measure_startup, stage_list, unfetched_outputs
 from measure import (  # benchmarks/ is on sys.path when this file runs as a script
     BUSY_MACHINE_CORES,
@@ -919,6 +919,15 @@ def judge(report: dict[str, Any]) -> list[dict[str, Any]]:
                 f"<= {MAX_EVAL_GROWTH_PER_1000 / 1e6:.0f} MB",
                 growth <= MAX_EVAL_GROWTH_PER_1000,
             )
+    if "eval_whole_answered" in report:
+        answered = report["eval_whole_answered"]
+        fig = answered["groundbench"]
+        add(
+            f"eval {answered['config']}, every condition, every row answered: peak RSS",
+            f"{fig['peak_rss_bytes'] / GB:.2f} GB ({fig['answers']} answers written and scored)",
+            f"<= {MAX_RSS_BYTES / GB:.1f} GB",
+            fig["peak_rss_bytes"] <= MAX_RSS_BYTES,
+        )
     for requests in [report.get("eval_whole", {}).get("requests"), report.get("eval_gui", {}).get("requests")]:
         if requests:
             add(
@@ -1493,6 +1502,10 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 report["eval_whole"] = whole
                 report["peak_rss"]["eval bulk_umd, every condition"] = whole["groundbench"]["peak_rss_bytes"]
                 report["peak_rss"]["requests bulk_umd"] = whole["requests"]["peak_rss_bytes"]
+                # its end at full N: every valid (row, condition) answered already, the plan, predictions and score
+                answered = measure_whole_answered(published, "bulk_umd", work / "eval-whole-answered")
+                report["eval_whole_answered"] = answered
+                report["peak_rss"]["eval bulk_umd, every row answered"] = answered["groundbench"]["peak_rss_bytes"]
         gui = [c for c in configs if c.startswith("gui_")]
         if "eval" not in args.skip and "eval-gui" not in args.skip and gui:  # target 7: the GUI configs too
             largest = max(gui, key=lambda c: config_bytes(root / "data" / "groundbench", c))

@@ -125,6 +125,10 @@ def test_benchmark_prints_the_table_and_writes_every_measurement(tmp_path: Path)
     assert whole["samples"] == whole["groundbench"]["result"]["asked"] == whole["groundbench"]["requests"] > asked
     assert whole["curve"][-1]["answered"] <= whole["samples"] and whole["groundbench"]["peak_anon_bytes"] > 0
     assert whole["requests"]["lines"] > 0 and whole["requests"]["result"]["exit"] == 0
+    # the whole config's end: every valid (row, condition) answered already, nothing asked, all of them scored
+    answered = report["eval_whole_answered"]["groundbench"]
+    assert answered["requests"] == answered["result"]["asked"] == 0
+    assert answered["predictions"] == answered["answers"] > whole["samples"]
     (gui,) = report["eval_gui"]["runs"].values()
     assert report["eval_gui"]["config"].startswith("gui_") and gui["groundbench"]["requests"] > 0
     assert gui["groundbench"]["first_request_s"] > 0 and gui["groundbench"]["log_bytes_per_row"] > 0
