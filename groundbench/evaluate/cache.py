@@ -65,8 +65,8 @@ def line_key(line: Line) -> Key:
 
 @dataclass
 class CachedAnswers:
-    """What a run needs of its cache without holding its lines: the keys answered, and the first line (of the
-    first line of each key) asked under each distinct (config, condition, gate fields), in file order."""
+    """What a run needs of its cache without holding its lines: the keys answered, and, in file order, the first
+    line asked under each distinct (config, condition, gate fields), counting only each key's first line."""
 
     keys: set[Key] = field(default_factory=set)
     first_under: dict[tuple[str, ...], Line] = field(default_factory=dict)
