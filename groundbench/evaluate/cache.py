@@ -65,32 +65,36 @@ def line_key(line: Line) -> Key:
 
 @dataclass
 class CachedAnswers:
-    """What a run needs of its cache without holding its lines: the keys answered, and, in file order, the first
-    line asked under each distinct (config, condition, gate fields), counting only each key's first line."""
+    """What a run needs of its cache without holding its lines: where each key's first line is, and, in file
+    order, the first line asked under each distinct (config, condition, gate fields), counting only each key's
+    first line."""
 
-    keys: set[Key] = field(default_factory=set)
+    first_at: dict[Key, int] = field(default_factory=dict)  # each key answered -> its first line's byte offset
     first_under: dict[tuple[str, ...], Line] = field(default_factory=dict)
+
+    @property
+    def keys(self) -> KeysView[Key]:
+        return self.first_at.keys()
 
 
 def scan_answers(out: Path) -> CachedAnswers:
     """The cache's keys and gate fields, one line at a time (a later line of a key already cached is ignored)."""
     found = CachedAnswers()
-    for _, line in answer_lines(out):
+    for offset, line in answer_lines(out):
         answered = line_key(line)
-        if answered in found.keys:
+        if answered in found.first_at:
             continue
-        found.keys.add(answered)
-        asked_under = (*answered[:2], *(json.dumps(line.get(name), sort_keys=True) for name in GATE_FIELDS))
+        found.first_at[answered] = offset
+        asked_under = (*answered[:2], *(repr(line.get(name)) for name in GATE_FIELDS))  # hashable, whatever JSON
         found.first_under.setdefault(asked_under, line)
     return found
 
 
-def write_predictions(out: Path, target: Path) -> KeysView[Key]:
+def write_predictions(out: Path, target: Path, cached: CachedAnswers | None = None) -> KeysView[Key]:
     """``target``: the first cached line of each key, one canonical line each, sorted by key (what
-    :func:`groundbench.evaluate.predictions.jsonl` writes), read back one line at a time; the keys written."""
-    first: dict[Key, int] = {}
-    for offset, line in answer_lines(out):
-        first.setdefault(line_key(line), offset)
+    :func:`groundbench.evaluate.predictions.jsonl` writes), read back one line at a time; the keys written.
+    ``cached``: the cache's scan when the caller has made it (the lines are not read twice)."""
+    first = (cached or scan_answers(out)).first_at
     with atomic_file(target) as handle:
         if not first:  # no cache, or an empty one: an empty predictions file
             return first.keys()

@@ -33,7 +33,15 @@ from groundbench.core.failures import Interrupted
 from groundbench.core.interrupts import Interruption, interruptible
 from groundbench.errors import GroundBenchError
 from groundbench.evaluate import silence
-from groundbench.evaluate.cache import ANSWERS, Key, check_gate, scan_answers, write_failure, write_predictions
+from groundbench.evaluate.cache import (
+    ANSWERS,
+    CachedAnswers,
+    Key,
+    check_gate,
+    scan_answers,
+    write_failure,
+    write_predictions,
+)
 from groundbench.evaluate.gate_fields import answer_gate, gate_fields
 from groundbench.evaluate.mock import MOCK, is_bare_mock, offline_mock
 from groundbench.evaluate.predictions import jsonl
@@ -259,8 +267,8 @@ def _run(settings: EvalSettings, model: Model, interruption: Interruption, out: 
         logs = _ask(planned.pending, settings, model, interruption)
         if interruption.requested:  # inspect cancelled its run and returned
             raise interrupted(run, planned.wanted)
-        check_answered(settings, planned.wanted, logs)
-        return _write(settings, planned, out, err)
+        # the cache's scan goes to _write unnamed here, so _write can let it go before the score
+        return _write(settings, planned, check_answered(settings, planned.wanted, logs), out, err)
     except BaseException as exc:  # whatever inspect raised on its way out of an interrupted run
         if interruption.requested and not isinstance(exc, Interrupted):
             raise interrupted(run, planned.wanted) from exc
@@ -358,15 +366,16 @@ def first_error(logs: Sequence[EvalLog]) -> str | None:
     return None
 
 
-def check_answered(settings: EvalSettings, wanted: Sequence[Key], logs: Sequence[EvalLog]) -> None:
+def check_answered(settings: EvalSettings, wanted: Sequence[Key], logs: Sequence[EvalLog]) -> CachedAnswers:
     """Every requested row has an answer, or one line naming why not and the way out: the run folder's file
-    system full, a server that stopped answering, else the first error inspect recorded."""
+    system full, a server that stopped answering, else the first error inspect recorded. The cache's scan, when every
+    row has one (what the predictions are written from)."""
     run = settings.out
     failure, watched = write_failure(run), silence.forget(str(run))
-    answers = scan_answers(run).keys
-    missing = [k for k in wanted if k not in answers]
+    answered = scan_answers(run)
+    missing = [k for k in wanted if k not in answered.first_at]
     if not missing:
-        return
+        return answered
     unanswered = f"{len(missing)} of {len(wanted)} rows are still unanswered"
     again = "then run the same command again to ask only those"
     error = first_error(logs)
@@ -415,13 +424,14 @@ def folder_full(run: Path, failure: OSError | None, error: str | None, logs: Seq
     return (said or errno.ENOSPC) if free < NEARLY_FULL else None
 
 
-def _write(settings: EvalSettings, planned: Plan, out: Console, err: Console) -> EvalResult:
-    """Predictions and scores of every answer the folder holds (every requested row has one)."""
+def _write(settings: EvalSettings, planned: Plan, answered: CachedAnswers, out: Console, err: Console) -> EvalResult:
+    """Predictions and scores of every answer the folder holds (every requested row has one; ``answered``: the
+    cache's scan)."""
     run = settings.out
     predictions = run / PREDICTIONS
-    answers = write_predictions(run, predictions)  # read and written a line at a time: a whole config's answers
-    subset, scored = is_subset(settings.folder, answers), len(answers)
-    del answers
+    write_predictions(run, predictions, answered)  # written a line at a time: a whole config's answers
+    subset, scored = is_subset(settings.folder, answered.keys), len(answered.first_at)
+    del answered
     scores = run / SCORES
     from groundbench.evaluate.score import score_file  # the scorer's modules: loaded after the asking, not before it
 
